@@ -1,0 +1,1 @@
+"""Embedding profiles: texts to dense + sparse vectors through fastembed."""

@@ -1,0 +1,55 @@
+"""The one interface every embedding profile offers.
+
+A profile turns texts into a dense vector and a sparse (lexical) vector. Documents and
+queries may be treated differently by a model, so they have separate calls.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+DenseVector = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Embedding:
+    dense: DenseVector
+    sparse: SparseVector
+
+
+@dataclass(frozen=True)
+class ProfileSpec:
+    """What the store needs to know about a profile, without loading its model."""
+
+    name: str  # "bge-m3" or "light"
+    dense_dim: int
+    chunk_tokens: int  # section token budget suited to the model
+    sparse_uses_idf: bool  # BM25-style term frequencies need Qdrant's IDF modifier
+    fingerprint: str  # changes whenever vectors would change (model files, settings)
+
+
+# Progress callbacks receive (items done, items total).
+ProgressCallback = Callable[[int, int], None]
+
+
+class Embedder(Protocol):
+    spec: ProfileSpec
+
+    def embed_documents(
+        self, texts: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> list[Embedding]: ...
+
+    def embed_query(self, text: str) -> Embedding: ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model would see for ``text`` (used to size chunks)."""
+        ...

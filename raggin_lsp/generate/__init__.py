@@ -1,0 +1,1 @@
+"""Answers from a local Ollama model, grounded in retrieved sections and cited."""

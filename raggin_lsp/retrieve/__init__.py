@@ -1,0 +1,1 @@
+"""Hybrid search over the index: prefetch per modality, then fusion."""

@@ -1,0 +1,52 @@
+"""What a search returns: one docs section with where it came from and how it scored."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from raggin_lsp.corpus.model import CodeSnippet
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    url: str  # version-exact nextjs.org address with #anchor
+    url_path: str  # site path without anchor, e.g. /docs/app/api-reference/functions/revalidatePath
+    anchor: str
+    version: str
+    title: str
+    heading_path: tuple[str, ...]
+    text: str
+    code: tuple[CodeSnippet, ...]
+    router: str
+    tag: str
+    score: float  # fused score
+    scores: dict[str, float] = field(default_factory=dict)  # per modality: sparse, text, code
+
+    @property
+    def heading(self) -> str:
+        return " > ".join(self.heading_path)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "url": self.url,
+            "urlPath": self.url_path,
+            "anchor": self.anchor,
+            "version": self.version,
+            "title": self.title,
+            "heading": self.heading,
+            "headingPath": list(self.heading_path),
+            "text": self.text,
+            "code": [
+                {
+                    "language": s.language,
+                    "code": s.code,
+                    "filename": s.filename,
+                    "switcher": s.switcher,
+                    "highlight": s.highlight,
+                }
+                for s in self.code
+            ],
+            "router": self.router,
+            "tag": self.tag,
+            "score": self.score,
+            "scores": dict(self.scores),
+        }

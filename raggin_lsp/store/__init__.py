@@ -1,0 +1,1 @@
+"""The versioned, content-addressed Qdrant index of docs sections."""
