@@ -1,1 +1,1 @@
-"""Next.js docs: which versions exist, where their docs come from, and parsing them into sections."""
+"""Next.js docs: which versions exist, where their docs come from, parsing into sections."""

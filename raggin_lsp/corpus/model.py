@@ -36,7 +36,7 @@ class Section:
     """
 
     version: str
-    source_path: str  # path inside the docs tree, e.g. "01-app/01-getting-started/01-installation.md"
+    source_path: str  # inside the docs tree: "01-app/01-getting-started/01-installation.md"
     url_path: str  # site path, e.g. "/docs/app/getting-started/installation"
     anchor: str  # heading slug without "#", "" for the part before the first heading
     heading_path: tuple[str, ...]  # (page title, H2, H3)

@@ -1,1 +1,4 @@
-"""The language server: translates LSP to calls of the pipeline stages. Only this package imports pygls."""
+"""The language server: translates LSP to calls of the Assistant. Only this package imports pygls.
+
+``features.py`` holds every registration; each feature lives in its own module.
+"""

@@ -1,0 +1,47 @@
+# raggin-lsp developer commands. `make help` lists them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Tests and the demo share one download cache (docs, models) between runs.
+export RAGGIN_CACHE_DIR ?= $(HOME)/.cache/raggin
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test test-fast lint bench eval versions-snapshot clean
+
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,dev]'
+	touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install the package with its test and dev extras
+
+demo: $(STAMP) ## Index the latest Next.js docs with the offline light profile and run three searches
+	$(BIN)/python -m raggin_lsp demo
+
+test: $(STAMP) ## Run the whole test suite (unit, integration on real docs, end-to-end over stdio)
+	$(BIN)/python -m pytest -ra
+
+test-fast: $(STAMP) ## Unit tests only (no network, no whole-version embedding)
+	$(BIN)/python -m pytest -ra -m "not network and not slow"
+
+lint: $(STAMP) ## ruff and mypy
+	$(BIN)/ruff check raggin_lsp tests
+	$(BIN)/ruff format --check raggin_lsp tests
+	$(BIN)/mypy
+
+bench: $(STAMP) ## Print the performance table (index throughput, latency, RSS)
+	$(BIN)/python -m raggin_lsp bench
+
+eval: $(STAMP) ## Retrieval quality over corpus/eval/questions.yaml, all strategies
+	$(BIN)/python -m raggin_lsp eval
+
+versions-snapshot: $(STAMP) ## Regenerate corpus/versions.yaml from the npm registry
+	$(BIN)/python -m raggin_lsp versions --refresh-snapshot corpus/versions.yaml
+
+clean: ## Remove the venv and build leftovers (keeps ~/.cache/raggin)
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

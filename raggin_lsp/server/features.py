@@ -1,0 +1,168 @@
+"""Every LSP registration of the server, in one place.
+
+Each handler is a thin adapter: parse params, call the feature module, and let the
+boundary turn errors into JSON-RPC answers (named after the feature in the log).
+"""
+
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from raggin_lsp.server import (
+    ask,
+    code_actions,
+    commands,
+    configuration,
+    hover,
+    requests,
+)
+from raggin_lsp.server.boundary import boundary, quiet
+from raggin_lsp.server.log import ClientLogHandler
+from raggin_lsp.server.params import parse_ask, parse_document, parse_search, parse_version
+from raggin_lsp.server.server import RagginServer
+from raggin_lsp.server.targets import require_version, resolve
+
+log = logging.getLogger(__name__)
+
+SEARCH = "raggin/search"
+ASK = "raggin/ask"
+VERSIONS = "raggin/versions"
+INDEX = "raggin/index"
+REMOVE_VERSION = "raggin/removeVersion"
+MODELS = "raggin/models"
+STATUS = "raggin/status"
+
+
+def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
+    server = RagginServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: RagginServer, params: types.InitializeParams) -> None:
+        # Only cheap work here: the index loads after `initialized`.
+        configuration.read_files(ls)
+        if params.initialization_options is not None:
+            configuration.apply_initialization_options(ls, params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: RagginServer, params: types.InitializedParams) -> None:
+        if log_handler is not None:
+            log_handler.attach(ls)
+        await configuration.pull_client_settings(ls)
+        ls.loader.start()
+        ls.jobs.spawn(_index_workspace_version(ls), name="auto-index-workspace")
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(
+        ls: RagginServer, params: types.DidChangeConfigurationParams
+    ) -> None:
+        await configuration.did_change_configuration(ls, params)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(ls: RagginServer, params: types.WorkDoneProgressCancelParams) -> None:
+        ls.jobs.cancel_token(params.token)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: RagginServer, params: Any) -> None:
+        ls.jobs.cancel_all()
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    @quiet("hover", None)
+    async def on_hover(ls: RagginServer, params: types.HoverParams) -> types.Hover | None:
+        return await hover.hover(ls, params)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[code_actions.KIND]),
+    )
+    @quiet("codeAction", None)
+    async def on_code_action(
+        ls: RagginServer, params: types.CodeActionParams
+    ) -> list[types.CodeAction | types.Command] | None:
+        return await code_actions.code_actions(ls, params)
+
+    @server.feature(SEARCH)
+    @boundary(SEARCH)
+    async def on_search(ls: RagginServer, params: Any) -> list[dict[str, Any]]:
+        request = parse_search(params)
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await requests.search(ls, request)
+
+    @server.feature(ASK)
+    @boundary(ASK)
+    async def on_ask(ls: RagginServer, params: Any) -> dict[str, Any]:
+        request = parse_ask(params)
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await ask.ask(ls, request)
+
+    @server.feature(VERSIONS)
+    @boundary(VERSIONS)
+    async def on_versions(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.versions(ls, parse_document(params))
+
+    @server.feature(INDEX)
+    @boundary(INDEX)
+    async def on_index(ls: RagginServer, params: Any) -> dict[str, Any]:
+        request = parse_version(params, required=False)
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await requests.index(ls, request)
+
+    @server.feature(REMOVE_VERSION)
+    @boundary(REMOVE_VERSION)
+    async def on_remove_version(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.remove_version(ls, parse_version(params, required=True))
+
+    @server.feature(MODELS)
+    @boundary(MODELS)
+    async def on_models(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.models(ls)
+
+    @server.feature(STATUS)
+    @boundary(STATUS)
+    async def on_status(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.status(ls)
+
+    @server.command(code_actions.ASK)
+    @boundary(code_actions.ASK)
+    async def ask_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await commands.ask_command(ls, *arguments)
+
+    @server.command(code_actions.SEARCH)
+    @boundary(code_actions.SEARCH)
+    async def search_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await commands.search_command(ls, *arguments)
+
+    @server.command(code_actions.INDEX)
+    @boundary(code_actions.INDEX)
+    async def index_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await commands.index_command(ls, *arguments)
+
+    @server.command(code_actions.SELECT_VERSION)
+    @boundary(code_actions.SELECT_VERSION)
+    async def select_version_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
+        return await commands.select_version_command(ls, *arguments)
+
+    return server
+
+
+async def _index_workspace_version(server: RagginServer) -> None:
+    """With autoIndex, index the workspace project's version as soon as the index is open."""
+    try:
+        await server.loader.assistant()
+    except Exception:  # the load failure is reported by the loader itself
+        return
+    if not server.settings.auto_index or server.workspace_root() is None:
+        return
+    target = resolve(server, None)
+    if target.project is None or target.project.version is None:
+        return
+    try:
+        version = require_version(target)
+    except Exception:
+        return
+    if version not in server.loader.indexed:
+        log.info("The workspace uses Next.js %s: indexing its docs (autoIndex)", version)
+        server.loader.start_index(version)

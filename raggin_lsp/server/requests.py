@@ -1,0 +1,99 @@
+"""The ``raggin/*`` requests other than ``raggin/ask`` (see docs/protocol.md)."""
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from raggin_lsp.server import targets
+from raggin_lsp.server.params import SearchParams, VersionParams
+
+if TYPE_CHECKING:
+    from raggin_lsp.server.server import RagginServer
+
+
+async def search(server: "RagginServer", request: SearchParams) -> list[dict[str, Any]]:
+    assistant = await server.loader.assistant()
+    target = targets.resolve(server, request.uri, version=request.version, router=request.router)
+    version = targets.require_version(target)
+    await server.loader.ensure_indexed(version)
+    results = await asyncio.to_thread(
+        assistant.search,
+        request.query,
+        version,
+        router=target.router,
+        code=request.code,
+        top_k=request.top_k or server.settings.top_k,
+        fusion=server.settings.fusion,
+    )
+    return [result.to_json() for result in results]
+
+
+async def versions(server: "RagginServer", uri: str | None) -> dict[str, Any]:
+    assistant = await server.loader.assistant()
+    known = await asyncio.to_thread(assistant.known_versions)
+    target = targets.resolve(server, uri)
+    project = target.project
+    return {
+        "known": known,
+        "indexed": list(server.loader.indexed),
+        "latest": server.loader.latest,
+        "selected": target.version,
+        "selectedBecause": target.reason,
+        "router": target.router,
+        "detected": project.to_json() if project is not None else None,
+        "override": server.version_override,
+    }
+
+
+async def index(server: "RagginServer", request: VersionParams) -> dict[str, Any]:
+    await server.loader.assistant()
+    version = request.version or targets.require_version(targets.resolve(server, request.uri))
+    if server.loader.catalog is not None:
+        server.loader.catalog.require(version)
+    report = await server.loader.index(version, token=request.work_done_token)
+    return {"version": version, "indexed": list(server.loader.indexed), "report": _plain(report)}
+
+
+async def remove_version(server: "RagginServer", request: VersionParams) -> dict[str, Any]:
+    assert request.version is not None
+    await server.loader.remove(request.version)
+    return {"version": request.version, "indexed": list(server.loader.indexed)}
+
+
+async def models(server: "RagginServer") -> dict[str, Any]:
+    assistant = await server.loader.assistant()
+    return {
+        "host": server.settings.ollama_host,
+        "configured": server.settings.model,
+        "models": await assistant.models(),
+    }
+
+
+async def status(server: "RagginServer") -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "server": {"name": server.name, "version": server.version},
+        "loading": server.loader.status(),
+        "settings": server.settings.to_json(),
+        "versionOverride": server.version_override,
+    }
+    assistant = server.loader.ready_assistant()
+    if assistant is not None:
+        result["assistant"] = _plain(await asyncio.to_thread(assistant.status))
+    return result
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly copy of whatever the pipeline returned (dataclasses, paths)."""
+    from dataclasses import asdict, is_dataclass
+    from pathlib import Path
+
+    if is_dataclass(value) and not isinstance(value, type):
+        return _plain(asdict(value))
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_plain(item) for item in value]
+    if isinstance(value, Path):
+        return str(value)
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)

@@ -1,0 +1,84 @@
+"""The one language server class: state shared by the features, nothing protocol-specific.
+
+Heavy modules (the pipeline, fastembed, Qdrant) are imported by :mod:`.loading` when
+the index is first loaded, after ``initialized``, so ``initialize`` answers at once.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from raggin_lsp.server.jobs import Jobs
+from raggin_lsp.server.loading import Loader
+from raggin_lsp.server.settings import Settings, SettingsStore
+from raggin_lsp.server.workspace import ProjectCache
+
+NAME = "raggin-lsp"
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("raggin-lsp")
+    except PackageNotFoundError:
+        return "0.0.0+source"
+
+
+class RagginProtocol(LanguageServerProtocol):
+    """Lets ``$/cancelRequest`` reach the task doing the work, not only pygls's future."""
+
+    def __init__(self, server: "RagginServer", converter: Any) -> None:
+        super().__init__(server, converter)
+        self.jobs = server.jobs
+
+    def handle_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == types.CANCEL_REQUEST:
+            request_id = getattr(getattr(message, "params", None), "id", None)
+            if request_id is not None:
+                self.jobs.cancel_request(request_id)
+        super().handle_message(message)
+
+
+class RagginServer(LanguageServer):
+    def __init__(self) -> None:
+        self.jobs = Jobs()  # before the protocol, which holds on to it
+        super().__init__(
+            NAME,
+            _package_version(),
+            protocol_cls=RagginProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.settings_store = SettingsStore()
+        self.settings = Settings()
+        self.initialization_options: Any = None
+        self.loader = Loader(self)
+        self.projects = ProjectCache(self.loader.resolve_range)
+        self.version_override: str | None = None  # chosen with raggin.selectVersion
+
+    def workspace_root(self) -> Path | None:
+        """The first workspace folder (or the root URI) as a path, if it is a local one."""
+        from pygls.uris import to_fs_path
+
+        folders = list(self.workspace.folders.values())
+        uri = folders[0].uri if folders else self.workspace.root_uri
+        if not uri:
+            return None
+        path = to_fs_path(uri)
+        return Path(path) if path else None
+
+    def supports_show_document(self) -> bool:
+        window = self.client_capabilities.window
+        return bool(window and window.show_document and window.show_document.support)
+
+    def supports_configuration(self) -> bool:
+        workspace = self.client_capabilities.workspace
+        return bool(workspace and workspace.configuration)
+
+    def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """Show a message to the user and keep it in the client's log as well."""
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))

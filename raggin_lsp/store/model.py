@@ -1,0 +1,66 @@
+"""What the index reports: progress, the outcome of a write job, statistics, and its errors."""
+
+from dataclasses import dataclass, field
+
+from raggin_lsp.errors import RagginError
+
+
+class IndexInterrupted(RagginError):
+    """A write job stopped between two batches because it was asked to.
+
+    Everything stored so far is kept; the version stays unlisted until a later run
+    completes it (that run embeds only what is still missing).
+    """
+
+
+class IndexBusyError(RagginError):
+    """Another process held the index's write lock for longer than we would wait."""
+
+
+class ProfileMismatchError(RagginError):
+    """An export file was made with another embedding profile or model."""
+
+
+class ExportFormatError(RagginError):
+    """A file given to import is not a raggin index export (or is damaged)."""
+
+
+@dataclass(frozen=True)
+class IndexProgress:
+    version: str
+    done: int  # sections handled (embedded or reused)
+    total: int
+    embedded: int
+    reused: int
+    elapsed_seconds: float
+    eta_seconds: float | None  # None until there is a rate to extrapolate from
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    version: str
+    sections_total: int
+    embedded: int  # sections embedded and stored by this run
+    reused: int  # sections already stored (another version, or an interrupted run)
+    seconds: float
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: str
+    complete: bool
+    sections: int
+    profile: str
+    fingerprint: str
+    started_at: float
+    completed_at: float | None
+    collection: str = ""
+
+
+@dataclass(frozen=True)
+class CollectionStats:
+    collection: str
+    points: int
+    versions: dict[str, int] = field(default_factory=dict)  # complete versions -> sections
+    incomplete: tuple[str, ...] = ()
+    location: str = ""

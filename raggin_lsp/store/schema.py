@@ -1,0 +1,90 @@
+"""How sections become Qdrant points: collection names, ids, named vectors, payload.
+
+One collection per embedding profile *and* model fingerprint, so vectors of two models
+never share a collection. A point's id is derived from the section's content hash (which
+ignores the version): a section unchanged between releases is one point whose payload
+``versions`` lists every release it belongs to.
+"""
+
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from qdrant_client import models
+
+from raggin_lsp.corpus.model import Section
+from raggin_lsp.embed.base import Embedding, ProfileSpec
+from raggin_lsp.embed.base import SparseVector as EmbedSparse
+
+TEXT = "text"
+CODE = "code"
+SPARSE = "sparse"
+MANIFEST_COLLECTION = "raggin_manifest"
+KEYWORD_FIELDS = ("versions", "router", "tag", "url_path")
+
+_UNSAFE = re.compile(r"[^a-z0-9_-]+")
+
+
+def collection_name(spec: ProfileSpec) -> str:
+    name = _UNSAFE.sub("-", spec.name.lower()).strip("-") or "profile"
+    short = re.sub(r"[^0-9a-f]", "", spec.fingerprint.lower())[:12] or _digest(spec.fingerprint)
+    return f"raggin_{name}_{short}"
+
+
+def _digest(text: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, text).hex[:12]
+
+
+def point_id(section: Section) -> str:
+    return str(uuid.UUID(hex=section.content_hash[:32]))
+
+
+def vectors_config(spec: ProfileSpec) -> dict[str, models.VectorParams]:
+    dense = models.VectorParams(size=spec.dense_dim, distance=models.Distance.COSINE)
+    return {TEXT: dense, CODE: dense.model_copy()}
+
+
+def sparse_vectors_config(spec: ProfileSpec) -> dict[str, models.SparseVectorParams]:
+    modifier = models.Modifier.IDF if spec.sparse_uses_idf else None
+    return {SPARSE: models.SparseVectorParams(modifier=modifier)}
+
+
+def texts_to_embed(section: Section) -> list[str]:
+    """The section's text first, then each code snippet (embedded separately, then averaged)."""
+    return [section.embedding_text(), *(snippet.code for snippet in section.code)]
+
+
+def to_sparse(vector: EmbedSparse) -> models.SparseVector:
+    return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+
+
+def point_vectors(text: Embedding, code: Sequence[Embedding]) -> dict[str, Any]:
+    """Named vectors of one section; ``code`` is the mean of its snippets' dense vectors
+    (mean pooling beat max pooling in RAGGIN) and is left out when there is no code."""
+    vectors: dict[str, Any] = {TEXT: text.dense.astype(np.float32).tolist()}
+    if text.sparse.indices:
+        vectors[SPARSE] = to_sparse(text.sparse)
+    if code:
+        mean = np.mean(np.stack([item.dense for item in code]), axis=0)
+        if float(np.linalg.norm(mean)) > 0.0:
+            vectors[CODE] = mean.astype(np.float32).tolist()
+    return vectors
+
+
+def section_payload(section: Section, versions: Sequence[str]) -> dict[str, Any]:
+    payload = section.to_dict()
+    del payload["version"]
+    payload["versions"] = sorted(set(versions), key=version_key)
+    return payload
+
+
+def section_from_payload(payload: dict[str, Any], version: str) -> Section:
+    return Section.from_dict({**payload, "version": version})
+
+
+def version_key(version: str) -> tuple[tuple[int, ...], str]:
+    """Sorts release numbers numerically (16.10.0 after 16.9.0); odd strings last among equals."""
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version.split("-", 1)[0]))
+    return numbers, version

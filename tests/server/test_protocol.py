@@ -1,0 +1,378 @@
+"""The server over LSP with a scripted Assistant: hover, code actions, streaming,
+cancellation, errors and settings, as VS Code and Neovim would see them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.server.harness import Session, copy_fixture, lsp_session
+
+FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
+CLIENTS = [
+    pytest.param("visual_studio_code", id="vscode"),
+    pytest.param("neovim", id="neovim"),
+]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return copy_fixture(tmp_path)
+
+
+def server_env(tmp_path: Path, **script: Any) -> dict[str, str]:
+    return {
+        "RAGGIN_FAKE": json.dumps(script),
+        "RAGGIN_CACHE_DIR": str(tmp_path / "cache"),
+        "RAGGIN_CONFIG_FILE": str(tmp_path / "no-user-config.yaml"),
+    }
+
+
+async def start(
+    tmp_path: Path, project: Path, client: str = "visual_studio_code", **kwargs: Any
+) -> AsyncIterator[Session]:
+    script = kwargs.pop("script", {})
+    async with lsp_session(
+        FAKE_SERVER, project, env=server_env(tmp_path, **script), client=client, **kwargs
+    ) as session:
+        await session.loaded()
+        yield session
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_initialize_is_fast_and_advertises_the_features(
+    tmp_path: Path, project: Path, client: str
+) -> None:
+    async for session in start(tmp_path, project, client, script={"load_delay": 1.0}):
+        capabilities = session.result.capabilities
+        assert session.initialize_seconds < 0.5
+        assert capabilities.hover_provider
+        assert capabilities.code_action_provider
+        assert capabilities.execute_command_provider is not None
+        assert set(capabilities.execute_command_provider.commands) >= {
+            "raggin.ask",
+            "raggin.search",
+            "raggin.index",
+            "raggin.selectVersion",
+        }
+        (token,) = session.tokens_titled("Loading Next.js docs index")
+        reports = session.client.progress_reports[token]
+        assert isinstance(reports[0], types.WorkDoneProgressBegin)
+        assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+        assert "16.2.0" in (reports[-1].message or "")
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_hover_shows_the_curated_page_for_the_installed_version(
+    tmp_path: Path, project: Path, client: str
+) -> None:
+    async for session in start(tmp_path, project, client):
+        uri = session.open("app/actions.ts")
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of("app/actions.ts", "revalidatePath('/blog')"),
+            )
+        )
+        assert hover is not None
+        assert isinstance(hover.contents, types.MarkupContent)
+        text = hover.contents.value
+        assert text.startswith("**Next.js 16.2.0 docs**")
+        # The distractor ranked first; the hover still shows the revalidatePath page.
+        assert "revalidatePath reference" in text
+        assert "https://nextjs.org/docs/app/api-reference/functions/revalidatePath" in text
+
+
+async def test_hover_on_an_ordinary_word_is_null_and_fast(tmp_path: Path, project: Path) -> None:
+    async for session in start(tmp_path, project):
+        uri = session.open("app/actions.ts")
+        started = time.perf_counter()
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of("app/actions.ts", "formData.get"),
+            )
+        )
+        assert hover is None
+        assert time.perf_counter() - started < 0.5
+
+
+async def test_hover_on_a_version_not_indexed_starts_indexing_and_says_so(
+    tmp_path: Path, project: Path
+) -> None:
+    async for session in start(tmp_path, project, script={"indexed": []}):
+        uri = session.open("app/page.tsx")
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of("app/page.tsx", "'next/image'"),
+            )
+        )
+        assert hover is not None
+        assert "being indexed" in hover.contents.value  # type: ignore[union-attr]
+        await session.wait_for(
+            lambda: any(session.ended(t) for t in session.tokens_titled("Indexing Next.js 16.2.0"))
+        )
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of("app/page.tsx", "'next/image'"),
+            )
+        )
+        assert hover is not None
+        assert "/docs/app/api-reference/components/image" in hover.contents.value  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
+    tmp_path: Path, project: Path, client: str
+) -> None:
+    async for session in start(tmp_path, project, client):
+        uri = session.open("app/page.tsx")
+        comment = session.position_of("app/page.tsx", "// @raggin", 0)
+        selection = types.Range(
+            start=types.Position(line=comment.line + 1, character=0),
+            end=types.Position(line=comment.line + 3, character=0),
+        )
+        actions = await session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=selection,
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        titles = [action.title for action in actions or []]
+        assert "Explain with Next.js 16.2.0 docs" in titles
+
+        on_comment = await session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(start=comment, end=comment),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        (ask,) = [a for a in on_comment or [] if a.title.startswith("Ask RAGGIN")]
+        assert isinstance(ask, types.CodeAction) and ask.command is not None
+        assert ask.command.arguments is not None
+        assert ask.command.arguments[0]["question"] == (
+            "how do I make this page revalidate every 60 seconds?"
+        )
+
+        result = await session.command(ask.command.command, *ask.command.arguments)
+
+        assert result["answer"].startswith("Use `revalidatePath` [1].")
+        saved = Path(result["path"])
+        assert saved.is_file() and saved.is_relative_to(tmp_path / "cache" / "answers")
+        assert "revalidatePath" in saved.read_text(encoding="utf-8")
+        assert result["shown"] is True
+        assert [d.uri for d in session.client.shown_documents] == [saved.as_uri()]
+
+
+async def test_a_client_without_show_document_gets_a_message(
+    tmp_path: Path, project: Path
+) -> None:
+    async for session in start(tmp_path, project, "neovim@v0.7.0"):
+        uri = session.open("app/actions.ts")
+        result = await session.command(
+            "raggin.search", {"query": "revalidatePath", "textDocument": {"uri": uri}}
+        )
+        assert result["shown"] is False
+        assert result["results"][0]["version"] == "16.2.0"
+        assert any("revalidatePath" in m.message for m in session.client.messages)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+async def test_ask_streams_progress_whose_messages_are_the_generated_text(
+    tmp_path: Path, project: Path, client: str
+) -> None:
+    chunks = [f"word{i} " for i in range(30)] + ["[1]."]
+    async for session in start(
+        tmp_path, project, client, script={"chunks": chunks, "chunk_delay": 0.01}
+    ):
+        uri = session.open("app/actions.ts")
+        session.client.progress_reports["ask-1"] = []
+        result = await session.request(
+            "raggin/ask",
+            {"question": "How do I purge the blog cache?", "textDocument": {"uri": uri},
+             "workDoneToken": "ask-1"},
+        )  # fmt: skip
+        reports = session.client.progress_reports["ask-1"]
+        begin, *middle, end = reports
+        assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable
+        assert isinstance(end, types.WorkDoneProgressEnd)
+        streamed = "".join(r.message or "" for r in middle)
+        assert streamed == result["generated"] == "".join(chunks)
+        assert streamed in result["answer"]
+        # 31 chunks 10 ms apart arrive coalesced into far fewer reports.
+        assert 2 <= len(middle) < 20
+        assert result["citations"][0]["url"].startswith("https://nextjs.org/docs/")
+        assert result["version"] == "16.2.0"
+
+
+async def test_ask_without_a_token_uses_a_server_created_one(
+    tmp_path: Path, project: Path
+) -> None:
+    async for session in start(tmp_path, project):
+        result = await session.request("raggin/ask", {"question": "What is ISR?"})
+        (token,) = session.tokens_titled("Asking the Next.js 16.2.0 docs")
+        messages = [
+            r.message or ""
+            for r in session.client.progress_reports[token]
+            if isinstance(r, types.WorkDoneProgressReport)
+        ]
+        assert "".join(messages) == result["generated"]
+
+
+async def test_cancel_request_stops_the_answer_and_the_server_goes_on(
+    tmp_path: Path, project: Path
+) -> None:
+    script = {"chunks": [f"t{i} " for i in range(100)], "chunk_delay": 0.05}
+    async for session in start(tmp_path, project, script=script):
+        session.client.progress_reports["ask-c"] = []
+        pending = asyncio.ensure_future(
+            session.request(
+                "raggin/ask", {"question": "Long one", "workDoneToken": "ask-c"}, "ask-cancel"
+            )
+        )
+        await session.wait_for(lambda: len(session.client.progress_reports["ask-c"]) >= 2)
+        cancelled_at = time.monotonic()
+        session.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="ask-cancel"))
+
+        with pytest.raises(JsonRpcException) as raised:
+            await pending
+        assert raised.value.code == types.LSPErrorCodes.RequestCancelled.value
+        await session.wait_for(lambda: session.ended("ask-c"), timeout=2)
+        assert time.monotonic() - cancelled_at < 0.5
+        assert session.client.progress_reports["ask-c"][-1].message == "Cancelled"  # type: ignore[union-attr]
+
+        status = await session.request("raggin/status", None)
+        assert status["assistant"]["counters"]["asks_cancelled"] == 1
+        again = await session.request("raggin/search", {"query": "revalidatePath"})
+        assert again
+
+
+async def test_progress_cancel_button_stops_a_command(tmp_path: Path, project: Path) -> None:
+    script = {"chunks": [f"t{i} " for i in range(100)], "chunk_delay": 0.05}
+    async for session in start(tmp_path, project, script=script):
+        pending = asyncio.ensure_future(session.command("raggin.ask", {"question": "Long"}))
+        await session.wait_for(lambda: bool(session.tokens_titled("Asking")))
+        (token,) = session.tokens_titled("Asking")
+        session.client.window_work_done_progress_cancel(
+            types.WorkDoneProgressCancelParams(token=token)
+        )
+        with pytest.raises(JsonRpcException):
+            await pending
+        await session.wait_for(lambda: session.ended(token), timeout=2)
+        status = await session.request("raggin/status", None)
+        assert status["assistant"]["counters"]["asks_cancelled"] == 1
+
+
+async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: Path) -> None:
+    script = {"index_batches": 200, "batch_delay": 0.02}
+    async for session in start(tmp_path, project, script=script):
+        session.client.progress_reports["idx"] = []
+        pending = asyncio.ensure_future(
+            session.request("raggin/index", {"version": "16.1.0", "workDoneToken": "idx"}, "idx-1")
+        )
+        await session.wait_for(
+            lambda: any(
+                isinstance(r, types.WorkDoneProgressReport) and (r.percentage or 0) > 20
+                for r in session.client.progress_reports["idx"]
+            )
+        )
+        session.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="idx-1"))
+        with pytest.raises(JsonRpcException):
+            await pending
+        await session.wait_for(lambda: session.ended("idx"), timeout=3)
+        status = await session.request("raggin/status", None)
+        assert status["assistant"]["counters"]["index_stopped"] == 1
+        assert "16.1.0" not in status["loading"]["indexedVersions"]
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "code", "fragment"),
+    [
+        pytest.param("raggin/ask", {"question": 3}, -32602, "question must be a string, got number", id="ask-type"),
+        pytest.param("raggin/search", {"query": "x", "topK": "5"}, -32602, "topK must be an integer", id="search-type"),
+        pytest.param("raggin/search", ["x"], -32602, "params must be an object", id="search-array"),
+        pytest.param("raggin/search", {"query": "x", "version": "99.0.0"}, -32803, "99.0.0", id="unknown-version"),
+        pytest.param("raggin/removeVersion", {}, -32602, "version is required", id="remove-without-version"),
+    ],
+)  # fmt: skip
+async def test_malformed_requests_get_json_rpc_errors_and_the_server_goes_on(
+    tmp_path: Path, project: Path, method: str, params: Any, code: int, fragment: str
+) -> None:
+    async for session in start(tmp_path, project):
+        with pytest.raises(JsonRpcException) as raised:
+            await session.request(method, params)
+        assert raised.value.code == code
+        assert fragment in raised.value.message
+        assert await session.request("raggin/search", {"query": "revalidatePath"})
+
+
+async def test_not_indexed_without_auto_index_names_the_version_and_the_fix(
+    tmp_path: Path, project: Path
+) -> None:
+    async for session in start(
+        tmp_path, project, script={"indexed": ["16.4.6"]},
+        initialization_options={"autoIndex": False},
+    ):  # fmt: skip
+        with pytest.raises(JsonRpcException) as raised:
+            await session.request("raggin/search", {"query": "revalidatePath"})
+        message = raised.value.message
+        assert "16.2.0" in message and "raggin-lsp index 16.2.0" in message
+        assert "raggin.index" in message
+
+
+async def test_ask_errors_from_the_pipeline_are_shown_as_they_are(
+    tmp_path: Path, project: Path
+) -> None:
+    error = 'The model "nope" is not installed in Ollama: run `ollama pull nope`.'
+    async for session in start(tmp_path, project, script={"ask_error": error}):
+        with pytest.raises(JsonRpcException) as raised:
+            await session.request("raggin/ask", {"question": "q", "model": "nope"})
+        assert raised.value.message == error
+
+
+async def test_invalid_settings_are_reported_once_and_the_previous_value_kept(
+    tmp_path: Path, project: Path
+) -> None:
+    async for session in start(
+        tmp_path, project, configuration={"raggin": {"topK": 3}}
+    ):
+        session.client.set_configuration({"topK": "lots"}, section="raggin")
+        for _ in range(2):
+            session.client.workspace_did_change_configuration(
+                types.DidChangeConfigurationParams(settings=None)
+            )
+        status = await session.request("raggin/status", None)
+        await asyncio.sleep(0)  # let both notifications be handled before counting
+        status = await session.request("raggin/status", None)
+        assert status["settings"]["topK"] == 3
+        shown = [m.message for m in session.client.messages if "topK" in m.message]
+        assert len(shown) == 1 and "expected an integer" in shown[0]
+
+
+async def test_versions_reports_the_detected_project(tmp_path: Path, project: Path) -> None:
+    async for session in start(tmp_path, project):
+        uri = session.open("app/page.tsx")
+        versions = await session.request("raggin/versions", {"textDocument": {"uri": uri}})
+        assert versions["selected"] == "16.2.0"
+        assert versions["detected"]["installed"] == "16.2.0"
+        assert versions["detected"]["declared"] == "^16.2.0"
+        assert versions["router"] == "app"
+        assert versions["indexed"] == ["16.2.0"]
+        assert "16.4.6" in versions["known"]
+
+        await session.command("raggin.selectVersion", "16.4.6")
+        versions = await session.request("raggin/versions", {"textDocument": {"uri": uri}})
+        assert versions["selected"] == "16.4.6"

@@ -1,0 +1,236 @@
+"""Tiny stand-ins for real embedding models, built in tests (no download, milliseconds).
+
+``build_tiny_bge_m3`` writes a folder with BGE-M3's layout: an ONNX graph with the same
+input and output names but a hidden size of a few units, an XLM-R style word-level
+tokenizer (``<s>`` 0, ``<pad>`` 1, ``</s>`` 2, ``<unk>`` 3) and a sparse head in the real
+``torch.save`` format, written opcode by opcode so torch is not needed. The returned
+:class:`TinyBgeM3` computes the expected hidden states with numpy, independently of
+the code under test.
+"""
+
+import json
+import struct
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+SPECIALS = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+WORDS = ("route", "group", "layout", "page", "server", "client", "cache", "hello", "world")
+CONTEXT_SCALE = 0.1
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class TinyBgeM3:
+    folder: Path
+    vocab: dict[str, int]
+    token_table: FloatArray  # [vocab, hidden]
+    position_table: FloatArray  # [max positions, hidden]
+    head_weight: FloatArray  # [hidden]
+    head_bias: float
+
+    @property
+    def hidden_size(self) -> int:
+        return int(self.token_table.shape[1])
+
+    def ids(self, text: str) -> list[int]:
+        """What the tokenizer should produce: <s> words </s>, unknown words as <unk>."""
+        words = [self.vocab.get(word, SPECIALS["<unk>"]) for word in text.split()]
+        return [SPECIALS["<s>"], *words, SPECIALS["</s>"]]
+
+    def hidden(self, ids: list[int]) -> FloatArray:
+        """The graph's output for one unpadded text: token + position + scaled context."""
+        tokens = self.token_table[ids] + self.position_table[: len(ids)]
+        context = tokens.sum(axis=0, keepdims=True) * CONTEXT_SCALE
+        result: FloatArray = (tokens + context).astype(np.float32)
+        return result
+
+
+def build_tiny_bge_m3(
+    folder: Path,
+    *,
+    hidden_size: int = 8,
+    seed: int = 0,
+    head_bias: float = -0.05,
+    output_rank: int = 3,
+    output_name: str = "token_embeddings",
+    max_positions: int = 64,
+) -> TinyBgeM3:
+    """A folder loadable by the ``bge-m3`` profile (given a spec of ``hidden_size``)."""
+    rng = np.random.default_rng(seed)
+    vocab = {**SPECIALS, **{word: 4 + i for i, word in enumerate(WORDS)}}
+    token_table = rng.normal(size=(len(vocab), hidden_size)).astype(np.float32)
+    position_table = rng.normal(scale=0.5, size=(max_positions, hidden_size)).astype(np.float32)
+    head_weight = rng.normal(size=(hidden_size,)).astype(np.float32)
+
+    (folder / "onnx").mkdir(parents=True, exist_ok=True)
+    graph = _graph(token_table, position_table, output_rank=output_rank, output_name=output_name)
+    onnx.save_model(
+        graph,
+        str(folder / "onnx" / "model.onnx"),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx_data",
+        size_threshold=256,  # the two tables; ONNX needs the small constants inline
+    )
+    _write_tokenizer(folder, vocab)
+    write_torch_state_dict(
+        folder / "sparse_linear.pt",
+        {
+            "weight": head_weight.reshape(1, hidden_size),
+            "bias": np.array([head_bias], dtype=np.float32),
+        },
+    )
+    return TinyBgeM3(folder, vocab, token_table, position_table, head_weight, head_bias)
+
+
+def _graph(
+    token_table: FloatArray, position_table: FloatArray, *, output_rank: int, output_name: str
+) -> onnx.ModelProto:
+    hidden = token_table.shape[1]
+    nodes = [
+        helper.make_node("Gather", ["token_table", "input_ids"], ["tokens"]),
+        helper.make_node("Shape", ["input_ids"], ["ids_shape"]),
+        helper.make_node("Gather", ["ids_shape", "one"], ["seq_len"], axis=0),
+        helper.make_node("Range", ["zero", "seq_len", "one"], ["positions"]),
+        helper.make_node("Gather", ["position_table", "positions"], ["position_vectors"]),
+        helper.make_node("Add", ["tokens", "position_vectors"], ["embedded"]),
+        helper.make_node("Cast", ["attention_mask"], ["mask_float"], to=TensorProto.FLOAT),
+        helper.make_node("Unsqueeze", ["mask_float", "last_axis"], ["mask3"]),
+        helper.make_node("Mul", ["embedded", "mask3"], ["masked"]),
+        helper.make_node("ReduceSum", ["masked", "seq_axis"], ["summed"], keepdims=1),
+        helper.make_node("Mul", ["summed", "scale"], ["context"]),
+    ]
+    if output_rank == 3:
+        nodes.append(helper.make_node("Add", ["embedded", "context"], [output_name]))
+        out_shape: list[str | int] = ["batch", "sequence", hidden]
+    else:  # a pooled [batch, hidden] output, as some exports have
+        nodes.append(helper.make_node("Squeeze", ["context", "seq_axis"], [output_name]))
+        out_shape = ["batch", hidden]
+    initializers = [
+        numpy_helper.from_array(token_table, "token_table"),
+        numpy_helper.from_array(position_table, "position_table"),
+        numpy_helper.from_array(np.array(0, dtype=np.int64), "zero"),
+        numpy_helper.from_array(np.array(1, dtype=np.int64), "one"),
+        numpy_helper.from_array(np.array([2], dtype=np.int64), "last_axis"),
+        numpy_helper.from_array(np.array([1], dtype=np.int64), "seq_axis"),
+        numpy_helper.from_array(np.array(CONTEXT_SCALE, dtype=np.float32), "scale"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_bge_m3",
+        inputs=[
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
+            helper.make_tensor_value_info(
+                "attention_mask", TensorProto.INT64, ["batch", "sequence"]
+            ),
+        ],
+        outputs=[helper.make_tensor_value_info(output_name, TensorProto.FLOAT, out_shape)],
+        initializer=initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+def _write_tokenizer(folder: Path, vocab: dict[str, int]) -> None:
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>",
+        special_tokens=[("<s>", SPECIALS["<s>"]), ("</s>", SPECIALS["</s>"])],
+    )
+    tokenizer.save(str(folder / "tokenizer.json"))
+    special_map = {
+        "bos_token": "<s>",
+        "cls_token": "<s>",
+        "eos_token": "</s>",
+        "sep_token": "</s>",
+        "pad_token": "<pad>",
+        "unk_token": "<unk>",
+    }
+    (folder / "special_tokens_map.json").write_text(json.dumps(special_map))
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"model_max_length": 8192, **special_map})
+    )
+    (folder / "config.json").write_text(json.dumps({"pad_token_id": SPECIALS["<pad>"]}))
+
+
+# --- torch.save format, written by hand -------------------------------------------------
+
+
+def _global(module: str, name: str) -> bytes:
+    return b"c" + f"{module}\n{name}\n".encode()
+
+
+def _str(text: str) -> bytes:
+    data = text.encode()
+    return b"X" + struct.pack("<I", len(data)) + data  # BINUNICODE
+
+
+def _int(value: int) -> bytes:
+    return b"J" + struct.pack("<i", value)  # BININT
+
+
+def _tuple(items: list[bytes]) -> bytes:
+    return b"(" + b"".join(items) + b"t"  # MARK ... TUPLE
+
+
+def _empty_ordered_dict() -> bytes:
+    return _global("collections", "OrderedDict") + b")R"  # EMPTY_TUPLE REDUCE
+
+
+def _tensor(key: str, array: FloatArray, storage_global: tuple[str, str]) -> bytes:
+    strides = [int(s // array.itemsize) for s in array.strides]
+    persistent_id = _tuple(
+        [_str("storage"), _global(*storage_global), _str(key), _str("cpu"), _int(array.size)]
+    )
+    arguments = _tuple(
+        [
+            persistent_id + b"Q",  # BINPERSID
+            _int(0),
+            _tuple([_int(n) for n in array.shape]),
+            _tuple([_int(s) for s in strides]),
+            b"\x89",  # NEWFALSE: requires_grad
+            _empty_ordered_dict(),  # backward hooks
+        ]
+    )
+    return _global("torch._utils", "_rebuild_tensor_v2") + arguments + b"R"
+
+
+def torch_state_dict_pickle(
+    tensors: dict[str, FloatArray],
+    *,
+    storage_global: tuple[str, str] = ("torch", "FloatStorage"),
+) -> bytes:
+    """``data.pkl`` as torch.save writes it (protocol 2, persistent storage ids)."""
+    body = b"".join(
+        _str(name) + _tensor(str(index), array, storage_global)
+        for index, (name, array) in enumerate(tensors.items())
+    )
+    return b"\x80\x02" + _empty_ordered_dict() + b"(" + body + b"u" + b"."
+
+
+def write_torch_state_dict(
+    path: Path,
+    tensors: dict[str, FloatArray],
+    *,
+    pickle_bytes: bytes | None = None,
+) -> None:
+    """A ``.pt`` zip: ``<name>/data.pkl``, ``<name>/data/<key>``, version and byteorder."""
+    name = path.stem
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"{name}/data.pkl", pickle_bytes or torch_state_dict_pickle(tensors))
+        archive.writestr(f"{name}/byteorder", "little")
+        for index, array in enumerate(tensors.values()):
+            data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+            archive.writestr(f"{name}/data/{index}", data)
+        archive.writestr(f"{name}/version", "3\n")
