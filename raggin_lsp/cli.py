@@ -24,7 +24,9 @@ from raggin_lsp.cli_support import (
     note,
     print_json,
 )
+from raggin_lsp.commands.bench import add_bench_command
 from raggin_lsp.commands.demo import add_demo_command
+from raggin_lsp.commands.eval import add_eval_command
 from raggin_lsp.commands.index import add_index_commands
 from raggin_lsp.errors import RagginError
 
@@ -205,6 +207,8 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     _add_docs,
     add_index_commands,
     add_demo_command,
+    add_eval_command,
+    add_bench_command,
 )
 
 

@@ -8,7 +8,6 @@ import argparse
 import time
 from typing import Any
 
-from raggin_lsp.assistant import Assistant, AssistantConfig
 from raggin_lsp.cli_support import EXIT_OK
 from raggin_lsp.commands.index import IndexProgressBar, StopFlag
 
@@ -20,6 +19,8 @@ DEMO_QUESTIONS = (
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from raggin_lsp.assistant import Assistant, AssistantConfig
+
     assistant = Assistant(AssistantConfig(profile="light", qdrant_path=args.qdrant_path))
     bar = IndexProgressBar(quiet=args.quiet)
     try:

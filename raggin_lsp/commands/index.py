@@ -8,11 +8,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from raggin_lsp.assistant import DEFAULT_PROFILE, Assistant, AssistantConfig, IndexStage
 from raggin_lsp.cli_support import EXIT_OK, ProgressBar, note, print_json
-from raggin_lsp.store.model import IndexProgress
+
+if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: seconds, paid only when used
+    from raggin_lsp.assistant import Assistant, IndexStage
+    from raggin_lsp.store.model import IndexProgress
+
+PROFILES = ("bge-m3", "light")
+DEFAULT_PROFILE = PROFILES[0]  # the same default as raggin_lsp.embed.catalog
 
 FUSIONS = ("rrf", "dbsf", "weighted", "sparse", "dense")
 
@@ -21,7 +26,7 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every command that opens the index shares."""
     parser.add_argument(
         "--profile",
-        choices=("bge-m3", "light"),
+        choices=PROFILES,
         default=DEFAULT_PROFILE,
         help=f"embedding profile ({DEFAULT_PROFILE}; light is offline and small)",
     )
@@ -34,7 +39,9 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 
-def assistant_from(args: argparse.Namespace) -> Assistant:
+def assistant_from(args: argparse.Namespace) -> "Assistant":
+    from raggin_lsp.assistant import Assistant, AssistantConfig
+
     return Assistant(
         AssistantConfig(
             profile=args.profile,
@@ -79,7 +86,7 @@ class IndexProgressBar:
         self._embed: Any = None
         self._stage = ""
 
-    def __call__(self, stage: IndexStage) -> None:
+    def __call__(self, stage: "IndexStage") -> None:
         if self._quiet:
             return
         if stage.stage != self._stage:
@@ -184,7 +191,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     assistant = assistant_from(args)
 
-    def show(step: IndexProgress) -> None:
+    def show(step: "IndexProgress") -> None:
         if not args.quiet:
             print(f"\rImporting {step.done}/{step.total}", end="", file=sys.stderr)
 
@@ -204,7 +211,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     assistant = assistant_from(args)
     try:
-        version = args.version or _latest_indexed(assistant)
+        version = args.version or latest_indexed(assistant)
         started = time.perf_counter()
         results = assistant.search(
             args.query,
@@ -232,7 +239,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _latest_indexed(assistant: Assistant) -> str:
+def latest_indexed(assistant: "Assistant") -> str:
     from raggin_lsp.errors import NotIndexedError
     from raggin_lsp.store.schema import version_key
 

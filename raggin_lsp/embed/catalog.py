@@ -134,8 +134,21 @@ PROFILES: MappingProxyType[str, Profile] = MappingProxyType(
     {profile.name: profile for profile in (BGE_M3, LIGHT)}
 )
 
-# BM25 settings of fastembed's Bm25 that we rely on (its defaults), part of the fingerprint.
-BM25_SETTINGS = {"k": 1.2, "b": 0.75, "avg_len": 256.0, "language": "english"}
+
+@dataclass(frozen=True)
+class Bm25Settings:
+    """fastembed Bm25's parameters, pinned because they shape the vectors."""
+
+    k: float = 1.2
+    b: float = 0.75
+    # BM25's average document length, in stemmed words without stopwords. fastembed's 256
+    # suits long passages; a full 224-token section has about 90 (measured on English
+    # technical prose), and the value must stay fixed so equal sections embed equally.
+    avg_len: float = 90.0
+    language: str = "english"
+
+
+BM25 = Bm25Settings()
 
 
 def get_profile(name: str) -> Profile:
@@ -170,7 +183,7 @@ def get_profile_spec(
         "max_tokens": truncation,
     }
     if profile.sparse == "bm25":
-        identity["bm25"] = BM25_SETTINGS
+        identity["bm25"] = asdict(BM25)
         identity["stopwords"] = hashlib.sha256(stopwords_text().encode("utf-8")).hexdigest()
     canonical = json.dumps(identity, sort_keys=True, default=str)
     fingerprint = f"{profile.name}-{hashlib.sha256(canonical.encode('utf-8')).hexdigest()[:16]}"

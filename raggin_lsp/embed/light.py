@@ -17,7 +17,7 @@ from tokenizers import Tokenizer
 
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
 from raggin_lsp.embed.batching import map_in_length_batches
-from raggin_lsp.embed.catalog import BM25_SETTINGS, LIGHT
+from raggin_lsp.embed.catalog import BM25, LIGHT
 from raggin_lsp.embed.light_model import BM25_FOLDER
 from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
 from raggin_lsp.errors import ModelError
@@ -70,10 +70,10 @@ class LightEmbedder:
             self._sparse = SparseTextEmbedding(
                 "Qdrant/bm25",
                 specific_model_path=str(folder / BM25_FOLDER),
-                k=BM25_SETTINGS["k"],
-                b=BM25_SETTINGS["b"],
-                avg_len=BM25_SETTINGS["avg_len"],
-                language=BM25_SETTINGS["language"],
+                k=BM25.k,
+                b=BM25.b,
+                avg_len=BM25.avg_len,
+                language=BM25.language,
             )
             # Counting must not truncate: the splitter needs to see that a text is too long.
             self._counter = Tokenizer.from_file(str(folder / "tokenizer.json"))

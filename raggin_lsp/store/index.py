@@ -40,6 +40,7 @@ from qdrant_client import QdrantClient, models
 
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.embed.base import Embedder, ProfileSpec
+from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import manifest, snapshot, transfer
 from raggin_lsp.store.engine import (
@@ -149,10 +150,25 @@ class DocsIndex:
         if version in available:
             return
         held = ", ".join(available) if available else "none yet"
-        raise NotIndexedError(
+        profile = "" if self.spec.name == DEFAULT_PROFILE else f" --profile {self.spec.name}"
+        message = (
             f"Next.js {version} is not indexed for the '{self.spec.name}' profile "
-            f"(indexed versions: {held}). Index it with `raggin-lsp index {version}`."
+            f"(indexed versions: {held}). Index it with `raggin-lsp index {version}{profile}`."
         )
+        with self._read_lock:
+            outdated = [
+                info
+                for info in self._entries(self._reader(), None)
+                if info.profile == self.spec.name
+                and info.collection != self.collection
+                and info.version == version
+            ]
+        if outdated:
+            message += (
+                f" The index holds {version} embedded with an older '{self.spec.name}' model "
+                f"({outdated[0].fingerprint}), which cannot be searched with the current one."
+            )
+        raise NotIndexedError(message)
 
     def latest_major(self) -> int | None:
         majors = [version_key(version)[0][:1] for version in self.versions()]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from qdrant_client import models
 
-from raggin_lsp.corpus.model import Section
+from raggin_lsp.corpus.model import CodeSnippet, Section
 from raggin_lsp.embed.base import Embedding, ProfileSpec
 from raggin_lsp.embed.base import SparseVector as EmbedSparse
 
@@ -53,7 +53,35 @@ def sparse_vectors_config(spec: ProfileSpec) -> dict[str, models.SparseVectorPar
 
 def texts_to_embed(section: Section) -> list[str]:
     """The section's text first, then each code snippet (embedded separately, then averaged)."""
-    return [section.embedding_text(), *(snippet.code for snippet in section.code)]
+    return [section.embedding_text(), *(snippet.code for snippet in code_to_embed(section))]
+
+
+_SCRIPT_TWINS = {"js": "ts", "jsx": "tsx"}
+
+
+def code_to_embed(section: Section) -> list[CodeSnippet]:
+    """The snippets behind the ``code`` vector, without JavaScript twins of TypeScript ones.
+
+    The docs show most examples twice behind a TS/JS switcher; the JS copy is the same code
+    without types, so embedding it too would cost a third more model time for one vector
+    that barely moves. Repeated snippets are embedded once for the same reason.
+    """
+    typed = {
+        (snippet.filename or "").rsplit(".", 1)[0]
+        for snippet in section.code
+        if snippet.switcher and snippet.language in _SCRIPT_TWINS.values()
+    }
+    kept: list[CodeSnippet] = []
+    seen: set[str] = set()
+    for snippet in section.code:
+        stem = (snippet.filename or "").rsplit(".", 1)[0]
+        if snippet.switcher and snippet.language in _SCRIPT_TWINS and stem in typed:
+            continue
+        if snippet.code in seen:
+            continue
+        seen.add(snippet.code)
+        kept.append(snippet)
+    return kept
 
 
 def to_sparse(vector: EmbedSparse) -> models.SparseVector:

@@ -1,0 +1,52 @@
+// The status bar item: the Next.js docs version used for the active document.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { VersionsRequest } from './protocol';
+
+export class VersionStatus implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  private generation = 0;
+
+  constructor(private readonly client: () => LanguageClient | undefined) {
+    this.item.command = 'raggin.pickVersion';
+    this.item.name = 'RAGGIN docs version';
+    this.item.text = '$(book) Next.js …';
+    this.item.tooltip = 'RAGGIN: starting the server';
+    this.item.show();
+  }
+
+  /** Asks the server which version the active document uses (latest call wins). */
+  async refresh(): Promise<void> {
+    const client = this.client();
+    if (!client || !client.isRunning()) {
+      return;
+    }
+    const generation = ++this.generation;
+    const editor = vscode.window.activeTextEditor;
+    const params = editor ? { textDocument: { uri: editor.document.uri.toString() } } : {};
+    try {
+      const versions = await client.sendRequest(VersionsRequest, params);
+      if (generation !== this.generation) {
+        return;
+      }
+      const version = versions.selected;
+      const indexed = version !== null && versions.indexed.includes(version);
+      this.item.text = `${indexed ? '$(book)' : '$(warning)'} Next.js ${version ?? '?'}`;
+      const lines = [
+        version ? `RAGGIN answers from the Next.js ${version} docs (${versions.selectedBecause}).` : 'No Next.js version found for this document.',
+        indexed || !version ? '' : 'This version is not indexed yet: run "RAGGIN: Index version".',
+        'Click to choose another version.',
+      ];
+      this.item.tooltip = lines.filter(Boolean).join('\n');
+    } catch (error) {
+      if (generation === this.generation) {
+        this.item.text = '$(error) Next.js';
+        this.item.tooltip = `RAGGIN: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,92 @@
+"""In-process measurements of the pipeline: indexing throughput, reuse between versions,
+warm search latency. Everything here is blocking and uses one loaded embedder."""
+
+import random
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from raggin_lsp.corpus.fetch import ensure_docs
+from raggin_lsp.corpus.model import Section
+from raggin_lsp.corpus.parse import parse_docs_tree
+from raggin_lsp.embed.base import Embedder
+from raggin_lsp.store.index import DocsIndex
+from raggin_lsp.store.schema import texts_to_embed
+from raggin_lsp.store.settings import StoreSettings
+
+# Questions a Next.js developer asks; the same list on every run, so runs compare.
+QUERIES = (
+    "How do I revalidate a path after a server action?",
+    "What is the difference between layout and template?",
+    "How do route groups work?",
+    "How to read cookies in a server component",
+    "generateStaticParams for dynamic routes",
+    "How do I configure images from a remote domain?",
+    "useRouter is not working in the app directory",
+    "What does the 'use client' directive do?",
+    "How do I set metadata for a page?",
+    "middleware redirect based on a header",
+    "How can I stream a page with Suspense and loading.js?",
+    "fetch caching options and revalidate",
+)
+
+
+def parse_version(version: str, embedder: Embedder) -> list[Section]:
+    """The sections indexing ``version`` would store (docs fetched if not cached)."""
+    root = ensure_docs(version)
+    return parse_docs_tree(
+        root, version, max_tokens=embedder.spec.chunk_tokens, count_tokens=embedder.count_tokens
+    )
+
+
+def unique_sections(sections: Sequence[Section]) -> dict[str, Section]:
+    """By content hash, as the store keys them (equal sections are stored once)."""
+    return {section.content_hash: section for section in sections}
+
+
+def reembed_share(before: Sequence[Section], after: Sequence[Section]) -> tuple[int, int]:
+    """(sections of ``after`` not stored for ``before``, unique sections of ``after``)."""
+    known = unique_sections(before)
+    new = unique_sections(after)
+    return sum(1 for content_hash in new if content_hash not in known), len(new)
+
+
+def texts_count(sections: Sequence[Section]) -> int:
+    """How many texts the embedder runs for these sections (text + code snippets)."""
+    return sum(len(texts_to_embed(section)) for section in sections)
+
+
+def sample(sections: Sequence[Section], size: int, seed: int) -> list[Section]:
+    unique = list(unique_sections(sections).values())
+    return random.Random(seed).sample(unique, min(size, len(unique)))
+
+
+def index_sample_rates(
+    sections: Sequence[Section],
+    version: str,
+    embedder: Embedder,
+    *,
+    sample_size: int,
+    repeat: int,
+    seed: int = 0,
+) -> list[float]:
+    """Sections per second embedding and storing a fresh random sample, ``repeat`` times.
+
+    Each run writes to a new embedded Qdrant folder, so nothing is reused between runs;
+    each run draws another sample, so the spread includes the sections' mix of lengths.
+    """
+    embedder.embed_documents(["warm up the model"])  # the first run allocates; not indexing
+    rates: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="raggin-bench-") as folder:
+        for run in range(repeat):
+            chosen = sample(sections, sample_size, seed + run)
+            settings = StoreSettings(path=Path(folder) / f"run-{run}")
+            with DocsIndex.open(settings, embedder.spec) as index:
+                started = time.perf_counter()
+                report = index.index_version(version, chosen, embedder)
+                seconds = time.perf_counter() - started
+            if report.embedded != len(chosen):
+                raise RuntimeError(f"expected {len(chosen)} sections embedded, got {report}")
+            rates.append(len(chosen) / seconds)
+    return rates
