@@ -140,8 +140,8 @@ def measure_bge_m3(plan: BgeM3Plan, cache: Path | None = None) -> list[Row]:
             BGE_M3,
             *ROW_NAMES[3],
             summarize(rates),
-            f"{plan.sample_texts} random texts per run (text + code, batch "
-            f"{PROFILE.default_batch_size}), scaled by tokens to whole sections",
+            f"embedding only: {plan.sample_texts} random texts per run (text + code, "
+            f"batch {PROFILE.default_batch_size}), scaled by tokens to whole sections",
         ),
         Row.of(BGE_M3, *ROW_NAMES[4], summarize(minutes), whole_note),
         Row(BGE_M3, *ROW_NAMES[5], peak_rss_mb_self(), note="model + parsing + embedding"),

@@ -36,6 +36,15 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--qdrant-path", type=Path, help="embedded index folder")
     parser.add_argument("--qdrant-url", help="a Qdrant server or cluster instead")
     parser.add_argument("--qdrant-api-key", help="API key for --qdrant-url")
+    parser.add_argument(
+        "--shards", type=int, default=1, help="shard_number of new collections on a server (1)"
+    )
+    parser.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="replication_factor of new collections on a server (1)",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 
@@ -49,6 +58,8 @@ def assistant_from(args: argparse.Namespace) -> "Assistant":
             qdrant_path=args.qdrant_path,
             qdrant_url=args.qdrant_url,
             qdrant_api_key=args.qdrant_api_key,
+            shard_number=args.shards,
+            replication_factor=args.replicas,
         )
     )
 

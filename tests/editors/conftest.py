@@ -42,7 +42,7 @@ class EditorSetup:
 
 def server_command() -> list[str]:
     """``python -m raggin_lsp serve`` with the interpreter running the tests."""
-    return [sys.executable, "/tmp/editors_serve.py"]
+    return [sys.executable, "-m", "raggin_lsp", "serve"]
 
 
 def server_env() -> dict[str, str]:

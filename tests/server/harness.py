@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import time
@@ -13,13 +14,34 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp.client import register_lsp_features
 
 from raggin_lsp.server.params import plain
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nextjs-project"
 LOAD_TITLE = "Loading Next.js docs index"
 _LANGUAGE_IDS = {".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript", ".mdx": "mdx"}
+
+
+def _code_action_or_command(obj: Any, _: type) -> types.Command | types.CodeAction:
+    # lsprotocol 2025.0.0 reads every item with a "command" key as a Command, but a
+    # CodeAction carries its Command under "command" too: only a string means Command.
+    if isinstance(obj.get("command"), str):
+        return converter.structure(obj, types.Command)
+    return converter.structure(obj, types.CodeAction)
+
+
+converter = default_converter()
+converter.register_structure_hook(types.Command | types.CodeAction, _code_action_or_command)
+
+
+def make_client() -> LanguageClient:
+    client = LanguageClient(converter_factory=lambda: converter)
+    register_lsp_features(client)
+    return client
 
 
 def copy_fixture(destination: Path) -> Path:
@@ -103,6 +125,17 @@ class Session:
         )
 
 
+async def _until_reading(client: LanguageClient) -> None:
+    """Return once the server process reads its input (Python and imports are done).
+
+    ``initialize`` is then timed from the moment the server can act on it, which is what
+    an editor waits for once the process runs. The probe is a method nobody handles: the
+    server answers it with MethodNotFound.
+    """
+    with contextlib.suppress(JsonRpcMethodNotFound):
+        await asyncio.wait_for(client.protocol.send_request_async("raggin/$probe", {}), 60)
+
+
 @asynccontextmanager
 async def lsp_session(
     command: list[str],
@@ -113,12 +146,18 @@ async def lsp_session(
     initialization_options: Any = None,
     configuration: dict[str, Any] | None = None,
 ) -> AsyncIterator[Session]:
-    config = ClientServerConfig(server_command=command, server_env={**os.environ, **(env or {})})
+    config = ClientServerConfig(
+        server_command=command,
+        server_env={**os.environ, **(env or {})},
+        client_factory=make_client,
+    )
     language_client = await config.start()
     assert isinstance(language_client, LanguageClient)
     if configuration is not None:
         language_client.set_configuration(configuration)
     try:
+        language_client.capabilities = client_capabilities(client)  # pytest-lsp checks with these
+        await _until_reading(language_client)
         started = time.perf_counter()
         result = await language_client.initialize_session(
             types.InitializeParams(

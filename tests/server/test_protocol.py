@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ def server_env(tmp_path: Path, **script: Any) -> dict[str, str]:
     }
 
 
+@asynccontextmanager
 async def start(
     tmp_path: Path, project: Path, client: str = "visual_studio_code", **kwargs: Any
 ) -> AsyncIterator[Session]:
@@ -52,7 +54,7 @@ async def start(
 async def test_initialize_is_fast_and_advertises_the_features(
     tmp_path: Path, project: Path, client: str
 ) -> None:
-    async for session in start(tmp_path, project, client, script={"load_delay": 1.0}):
+    async with start(tmp_path, project, client, script={"load_delay": 1.0}) as session:
         capabilities = session.result.capabilities
         assert session.initialize_seconds < 0.5
         assert capabilities.hover_provider
@@ -75,7 +77,7 @@ async def test_initialize_is_fast_and_advertises_the_features(
 async def test_hover_shows_the_curated_page_for_the_installed_version(
     tmp_path: Path, project: Path, client: str
 ) -> None:
-    async for session in start(tmp_path, project, client):
+    async with start(tmp_path, project, client) as session:
         uri = session.open("app/actions.ts")
         hover = await session.client.text_document_hover_async(
             types.HoverParams(
@@ -93,7 +95,7 @@ async def test_hover_shows_the_curated_page_for_the_installed_version(
 
 
 async def test_hover_on_an_ordinary_word_is_null_and_fast(tmp_path: Path, project: Path) -> None:
-    async for session in start(tmp_path, project):
+    async with start(tmp_path, project) as session:
         uri = session.open("app/actions.ts")
         started = time.perf_counter()
         hover = await session.client.text_document_hover_async(
@@ -109,7 +111,7 @@ async def test_hover_on_an_ordinary_word_is_null_and_fast(tmp_path: Path, projec
 async def test_hover_on_a_version_not_indexed_starts_indexing_and_says_so(
     tmp_path: Path, project: Path
 ) -> None:
-    async for session in start(tmp_path, project, script={"indexed": []}):
+    async with start(tmp_path, project, script={"indexed": []}) as session:
         uri = session.open("app/page.tsx")
         hover = await session.client.text_document_hover_async(
             types.HoverParams(
@@ -136,7 +138,7 @@ async def test_hover_on_a_version_not_indexed_starts_indexing_and_says_so(
 async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
     tmp_path: Path, project: Path, client: str
 ) -> None:
-    async for session in start(tmp_path, project, client):
+    async with start(tmp_path, project, client) as session:
         uri = session.open("app/page.tsx")
         comment = session.position_of("app/page.tsx", "// @raggin", 0)
         selection = types.Range(
@@ -180,7 +182,7 @@ async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
 async def test_a_client_without_show_document_gets_a_message(
     tmp_path: Path, project: Path
 ) -> None:
-    async for session in start(tmp_path, project, "neovim@v0.7.0"):
+    async with start(tmp_path, project, "neovim@v0.7.0") as session:
         uri = session.open("app/actions.ts")
         result = await session.command(
             "raggin.search", {"query": "revalidatePath", "textDocument": {"uri": uri}}
@@ -195,9 +197,9 @@ async def test_ask_streams_progress_whose_messages_are_the_generated_text(
     tmp_path: Path, project: Path, client: str
 ) -> None:
     chunks = [f"word{i} " for i in range(30)] + ["[1]."]
-    async for session in start(
+    async with start(
         tmp_path, project, client, script={"chunks": chunks, "chunk_delay": 0.01}
-    ):
+    ) as session:
         uri = session.open("app/actions.ts")
         session.client.progress_reports["ask-1"] = []
         result = await session.request(
@@ -221,7 +223,7 @@ async def test_ask_streams_progress_whose_messages_are_the_generated_text(
 async def test_ask_without_a_token_uses_a_server_created_one(
     tmp_path: Path, project: Path
 ) -> None:
-    async for session in start(tmp_path, project):
+    async with start(tmp_path, project) as session:
         result = await session.request("raggin/ask", {"question": "What is ISR?"})
         (token,) = session.tokens_titled("Asking the Next.js 16.2.0 docs")
         messages = [
@@ -236,7 +238,7 @@ async def test_cancel_request_stops_the_answer_and_the_server_goes_on(
     tmp_path: Path, project: Path
 ) -> None:
     script = {"chunks": [f"t{i} " for i in range(100)], "chunk_delay": 0.05}
-    async for session in start(tmp_path, project, script=script):
+    async with start(tmp_path, project, script=script) as session:
         session.client.progress_reports["ask-c"] = []
         pending = asyncio.ensure_future(
             session.request(
@@ -262,7 +264,7 @@ async def test_cancel_request_stops_the_answer_and_the_server_goes_on(
 
 async def test_progress_cancel_button_stops_a_command(tmp_path: Path, project: Path) -> None:
     script = {"chunks": [f"t{i} " for i in range(100)], "chunk_delay": 0.05}
-    async for session in start(tmp_path, project, script=script):
+    async with start(tmp_path, project, script=script) as session:
         pending = asyncio.ensure_future(session.command("raggin.ask", {"question": "Long"}))
         await session.wait_for(lambda: bool(session.tokens_titled("Asking")))
         (token,) = session.tokens_titled("Asking")
@@ -278,7 +280,7 @@ async def test_progress_cancel_button_stops_a_command(tmp_path: Path, project: P
 
 async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: Path) -> None:
     script = {"index_batches": 200, "batch_delay": 0.02}
-    async for session in start(tmp_path, project, script=script):
+    async with start(tmp_path, project, script=script) as session:
         session.client.progress_reports["idx"] = []
         pending = asyncio.ensure_future(
             session.request("raggin/index", {"version": "16.1.0", "workDoneToken": "idx"}, "idx-1")
@@ -311,7 +313,7 @@ async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: P
 async def test_malformed_requests_get_json_rpc_errors_and_the_server_goes_on(
     tmp_path: Path, project: Path, method: str, params: Any, code: int, fragment: str
 ) -> None:
-    async for session in start(tmp_path, project):
+    async with start(tmp_path, project) as session:
         with pytest.raises(JsonRpcException) as raised:
             await session.request(method, params)
         assert raised.value.code == code
@@ -322,10 +324,10 @@ async def test_malformed_requests_get_json_rpc_errors_and_the_server_goes_on(
 async def test_not_indexed_without_auto_index_names_the_version_and_the_fix(
     tmp_path: Path, project: Path
 ) -> None:
-    async for session in start(
+    async with start(
         tmp_path, project, script={"indexed": ["16.4.6"]},
         initialization_options={"autoIndex": False},
-    ):  # fmt: skip
+    ) as session:  # fmt: skip
         with pytest.raises(JsonRpcException) as raised:
             await session.request("raggin/search", {"query": "revalidatePath"})
         message = raised.value.message
@@ -337,7 +339,7 @@ async def test_ask_errors_from_the_pipeline_are_shown_as_they_are(
     tmp_path: Path, project: Path
 ) -> None:
     error = 'The model "nope" is not installed in Ollama: run `ollama pull nope`.'
-    async for session in start(tmp_path, project, script={"ask_error": error}):
+    async with start(tmp_path, project, script={"ask_error": error}) as session:
         with pytest.raises(JsonRpcException) as raised:
             await session.request("raggin/ask", {"question": "q", "model": "nope"})
         assert raised.value.message == error
@@ -346,9 +348,9 @@ async def test_ask_errors_from_the_pipeline_are_shown_as_they_are(
 async def test_invalid_settings_are_reported_once_and_the_previous_value_kept(
     tmp_path: Path, project: Path
 ) -> None:
-    async for session in start(
+    async with start(
         tmp_path, project, configuration={"raggin": {"topK": 3}}
-    ):
+    ) as session:
         session.client.set_configuration({"topK": "lots"}, section="raggin")
         for _ in range(2):
             session.client.workspace_did_change_configuration(
@@ -363,7 +365,7 @@ async def test_invalid_settings_are_reported_once_and_the_previous_value_kept(
 
 
 async def test_versions_reports_the_detected_project(tmp_path: Path, project: Path) -> None:
-    async for session in start(tmp_path, project):
+    async with start(tmp_path, project) as session:
         uri = session.open("app/page.tsx")
         versions = await session.request("raggin/versions", {"textDocument": {"uri": uri}})
         assert versions["selected"] == "16.2.0"
