@@ -126,7 +126,16 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
         )
     else:
         report.add(*bge_m3_speed.skipped_rows("skipped with --no-bge-m3"))
+    report.context["load average"] += f" at the start, {_load_average()} at the end"
     return report
+
+
+def _load_average() -> str:
+    """Other work on the machine slows every figure: the table says how busy it was."""
+    try:
+        return "/".join(f"{value:.1f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
 
 
 def _context(options: BenchOptions) -> dict[str, Any]:
@@ -140,6 +149,7 @@ def _context(options: BenchOptions) -> dict[str, Any]:
         "profile": options.profile,
         "version": options.version,
         "mode": "quick" if options.quick else "full",
+        "load average": _load_average(),  # 1/5/15 minutes
     }
 
 

@@ -5,6 +5,8 @@ import re
 from raggin_lsp.corpus.model import NEXTJS_SITE
 
 _NUMERIC_PREFIX = re.compile(r"^\d+-")
+# A Markdown link target that is a site path: "](/docs/app/...)" or "](/docs/app/...#x)".
+_SITE_LINK = re.compile(r"\]\((/docs/[^)\s]*)\)")
 
 
 def url_path_for(source_path: str, tag: str = "docs") -> str:
@@ -42,3 +44,15 @@ def site_url(url_path: str, version: str, latest_major: int | None = None) -> st
     if latest_major is not None and major < latest_major and url_path.startswith("/docs/"):
         url_path = f"/docs/{major}/" + url_path[len("/docs/") :]
     return NEXTJS_SITE + url_path
+
+
+def absolute_links(markdown: str, version: str, latest_major: int | None = None) -> str:
+    """Turn the docs' site-relative links into nextjs.org addresses for ``version``.
+
+    The docs link to each other as ``/docs/...``; outside nextjs.org (a hover, an answer
+    in an editor) such a link leads nowhere, and on nextjs.org it would lead to the
+    newest docs rather than the version the text was taken from.
+    """
+    return _SITE_LINK.sub(
+        lambda match: f"]({site_url(match.group(1), version, latest_major)})", markdown
+    )

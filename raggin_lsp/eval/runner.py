@@ -39,7 +39,9 @@ class Strategy:
 
 # "weighted" is RAGGIN's arctan-normalised weighted sum of the modality scores.
 ALL_STRATEGIES: tuple[Strategy, ...] = tuple(
-    Strategy(fusion, group) for fusion in FUSIONS for group in (False, True)  # type: ignore[arg-type]
+    Strategy(fusion, group)
+    for fusion in FUSIONS
+    for group in (False, True)  # type: ignore[arg-type]
 )
 DEFAULT_STRATEGY = "rrf+pages"
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, get_args
 
-from raggin_lsp.corpus.urls import site_url
+from raggin_lsp.corpus.urls import absolute_links, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
 from raggin_lsp.retrieve.fusion import DEFAULT_WEIGHTS, weighted_fusion
 from raggin_lsp.retrieve.model import SearchResult
@@ -177,7 +177,7 @@ def _result(
         version=version,
         title=section.title,
         heading_path=section.heading_path,
-        text=section.text,
+        text=absolute_links(section.text, version, latest_major),
         code=section.code,
         router=section.router,
         tag=section.tag,

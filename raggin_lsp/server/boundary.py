@@ -7,18 +7,24 @@
 - anything else is a bug: logged with its traceback and the feature's name, answered
   ``InternalError`` (-32603) pointing at the log.
 
-Cancellation is not an error and passes through (pygls answers ``RequestCancelled``).
+Cancellation is answered ``RequestCancelled`` (-32800).
 Quiet features (hover, code actions) log and return their fallback instead: a broken
 hover must not pop up errors while the user moves the cursor.
 """
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcRequestCancelled,
+)
 
 from raggin_lsp.errors import RagginError
 from raggin_lsp.server.params import ParamError
@@ -57,6 +63,10 @@ def boundary(feature: str) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, 
         async def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
             try:
                 return await handler(*args, **kwargs)
+            except asyncio.CancelledError:
+                # pygls waits forever on a command whose task ends cancelled (its
+                # generator only handles exceptions), so cancellation is answered here.
+                raise JsonRpcRequestCancelled(message=f"{feature} was cancelled") from None
             except Exception as error:
                 raise to_response(feature, error) from error
 

@@ -64,6 +64,7 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: RagginServer, params: Any) -> None:
+        ls.connected = False
         ls.jobs.cancel_all()
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -251,10 +251,13 @@ class Loader:
                     except Exception as error:  # the stopped job's own complaint
                         log.info("Index job for %s stopped: %s", version, error)
                     raise
+                self.indexed = await asyncio.to_thread(assistant.indexed_versions)
                 work.end_message = f"Next.js {version} docs indexed"
+        except BaseException:
+            self.indexed = await asyncio.to_thread(assistant.indexed_versions)
+            raise
         finally:
             self._jobs.pop(version, None)
-            self.indexed = await asyncio.to_thread(assistant.indexed_versions)
         return result
 
     async def remove(self, version: str) -> None:

@@ -44,6 +44,7 @@ class ClientLogHandler(logging.Handler):
         self._server: RagginServer | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
+        self._sending = False
         self._pending: deque[tuple[types.MessageType, str]] = deque(maxlen=BUFFERED_RECORDS)
         self.setFormatter(logging.Formatter("[%(name)s] %(message)s"))
 
@@ -72,11 +73,16 @@ class ClientLogHandler(logging.Handler):
             self._loop.call_soon_threadsafe(self._send, kind, message)
 
     def _send(self, kind: types.MessageType, message: str) -> None:
-        if self._server is None:
+        if self._server is None or not self._server.connected or self._sending:
             return
-        # A client that is gone cannot be told; stderr still has the record.
-        with contextlib.suppress(Exception):
-            self._server.window_log_message(types.LogMessageParams(type=kind, message=message))
+        # Records logged while sending (a failing transport) must not be sent in turn.
+        self._sending = True
+        try:
+            # A client that is gone cannot be told; stderr still has the record.
+            with contextlib.suppress(Exception):
+                self._server.window_log_message(types.LogMessageParams(type=kind, message=message))
+        finally:
+            self._sending = False
 
 
 def configure(level: str = "INFO", log_file: str | None = None) -> ClientLogHandler:

@@ -145,7 +145,7 @@ class WorkDone:
         return self
 
     def report(self, message: str | None = None, percentage: int | None = None) -> None:
-        if not self._active or self.token is None:
+        if not self._active or self.token is None or not self._server.connected:
             return
         if percentage is not None:
             percentage = max(0, min(100, int(percentage)))
@@ -170,9 +170,10 @@ class WorkDone:
             else:
                 message = f"Failed: {exc}"
         try:
-            self._server.work_done_progress.end(
-                self.token, types.WorkDoneProgressEnd(message=message)
-            )
+            if self._server.connected:
+                self._server.work_done_progress.end(
+                    self.token, types.WorkDoneProgressEnd(message=message)
+                )
         finally:
             self._server.jobs.detach_token(self.token)
             # pygls keeps one future per token forever; ours are done with.

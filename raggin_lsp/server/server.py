@@ -4,10 +4,12 @@ Heavy modules (the pipeline, fastembed, Qdrant) are imported by :mod:`.loading` 
 the index is first loaded, after ``initialized``, so ``initialize`` answers at once.
 """
 
+import logging
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
@@ -15,6 +17,8 @@ from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.settings import Settings, SettingsStore
 from raggin_lsp.server.workspace import ProjectCache
+
+log = logging.getLogger(__name__)
 
 NAME = "raggin-lsp"
 
@@ -58,6 +62,9 @@ class RagginServer(LanguageServer):
         self.loader = Loader(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
+        # False once the client asked to shut down: nothing more is sent after that.
+        self.connected = True
+        self._reporting_error = False
 
     def workspace_root(self) -> Path | None:
         """The first workspace folder (or the root URI) as a path, if it is a local one."""
@@ -78,7 +85,25 @@ class RagginServer(LanguageServer):
         workspace = self.client_capabilities.workspace
         return bool(workspace and workspace.configuration)
 
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log (and show, once at a time) errors pygls meets outside of a request.
+
+        pygls's default shows every one of them, including a failure to write to a
+        closed stdout, which would fail again and again at shutdown.
+        """
+        log.error("pygls reported %s: %s", getattr(source, "__name__", source), error)
+        if self._reporting_error or not self.connected:
+            return
+        self._reporting_error = True
+        try:
+            if source is FeatureNotificationError:
+                self.tell(f"raggin: {error}", types.MessageType.Error)
+        finally:
+            self._reporting_error = False
+
     def tell(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """Show a message to the user and keep it in the client's log as well."""
+        if not self.connected:
+            return
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))
         self.window_log_message(types.LogMessageParams(type=kind, message=message))

@@ -19,13 +19,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from raggin_lsp.assistant import AssistantConfig, IndexStage  # noqa: E402
-from raggin_lsp.corpus.model import CodeSnippet  # noqa: E402
-from raggin_lsp.corpus.urls import site_url  # noqa: E402
-from raggin_lsp.corpus.versions import Catalog, Release  # noqa: E402
-from raggin_lsp.errors import RagginError  # noqa: E402
-from raggin_lsp.generate.model import Answer, Citation  # noqa: E402
-from raggin_lsp.retrieve.model import SearchResult  # noqa: E402
+from raggin_lsp.assistant import AssistantConfig, IndexStage
+from raggin_lsp.corpus.model import CodeSnippet
+from raggin_lsp.corpus.urls import site_url
+from raggin_lsp.corpus.versions import Catalog, Release
+from raggin_lsp.errors import RagginError
+from raggin_lsp.generate.model import Answer, Citation
+from raggin_lsp.retrieve.model import SearchResult
 
 RELEASES = ("15.5.9", "16.1.0", "16.2.0", "16.4.6")
 PAGES = {
@@ -104,7 +104,9 @@ class FakeAssistant:
                 raise RagginError(f"Indexing Next.js {version} stopped")
             time.sleep(SCRIPT.batch_delay)
             if progress:
-                progress(IndexStage("embed", batch + 1, SCRIPT.index_batches, f"Embedding {batch + 1}"))
+                progress(
+                    IndexStage("embed", batch + 1, SCRIPT.index_batches, f"Embedding {batch + 1}")
+                )
         self.indexed.add(version)
         return {"version": version, "sections": 10 * SCRIPT.index_batches}
 
@@ -129,7 +131,9 @@ class FakeAssistant:
             if name.lower() in query.lower()
         ]
         # A distractor that ranks first: the hover must still prefer the curated page.
-        found.insert(0, result(version, "/docs/app/getting-started/caching", "Caching", "Caching.", 1.0))
+        found.insert(
+            0, result(version, "/docs/app/getting-started/caching", "Caching", "Caching.", 1.0)
+        )
         return found[: top_k or 5]
 
     async def ask(

@@ -163,7 +163,8 @@ async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
             )
         )
         (ask,) = [a for a in on_comment or [] if a.title.startswith("Ask RAGGIN")]
-        assert isinstance(ask, types.CodeAction) and ask.command is not None
+        assert isinstance(ask, types.CodeAction)
+        assert ask.command is not None
         assert ask.command.arguments is not None
         assert ask.command.arguments[0]["question"] == (
             "how do I make this page revalidate every 60 seconds?"
@@ -173,15 +174,14 @@ async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
 
         assert result["answer"].startswith("Use `revalidatePath` [1].")
         saved = Path(result["path"])
-        assert saved.is_file() and saved.is_relative_to(tmp_path / "cache" / "answers")
+        assert saved.is_file()
+        assert saved.is_relative_to(tmp_path / "cache" / "answers")
         assert "revalidatePath" in saved.read_text(encoding="utf-8")
         assert result["shown"] is True
         assert [d.uri for d in session.client.shown_documents] == [saved.as_uri()]
 
 
-async def test_a_client_without_show_document_gets_a_message(
-    tmp_path: Path, project: Path
-) -> None:
+async def test_a_client_without_show_document_gets_a_message(tmp_path: Path, project: Path) -> None:
     async with start(tmp_path, project, "neovim@v0.7.0") as session:
         uri = session.open("app/actions.ts")
         result = await session.command(
@@ -204,12 +204,16 @@ async def test_ask_streams_progress_whose_messages_are_the_generated_text(
         session.client.progress_reports["ask-1"] = []
         result = await session.request(
             "raggin/ask",
-            {"question": "How do I purge the blog cache?", "textDocument": {"uri": uri},
-             "workDoneToken": "ask-1"},
-        )  # fmt: skip
+            {
+                "question": "How do I purge the blog cache?",
+                "textDocument": {"uri": uri},
+                "workDoneToken": "ask-1",
+            },
+        )
         reports = session.client.progress_reports["ask-1"]
         begin, *middle, end = reports
-        assert isinstance(begin, types.WorkDoneProgressBegin) and begin.cancellable
+        assert isinstance(begin, types.WorkDoneProgressBegin)
+        assert begin.cancellable
         assert isinstance(end, types.WorkDoneProgressEnd)
         streamed = "".join(r.message or "" for r in middle)
         assert streamed == result["generated"] == "".join(chunks)
@@ -220,9 +224,7 @@ async def test_ask_streams_progress_whose_messages_are_the_generated_text(
         assert result["version"] == "16.2.0"
 
 
-async def test_ask_without_a_token_uses_a_server_created_one(
-    tmp_path: Path, project: Path
-) -> None:
+async def test_ask_without_a_token_uses_a_server_created_one(tmp_path: Path, project: Path) -> None:
     async with start(tmp_path, project) as session:
         result = await session.request("raggin/ask", {"question": "What is ISR?"})
         (token,) = session.tokens_titled("Asking the Next.js 16.2.0 docs")
@@ -303,13 +305,33 @@ async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: P
 @pytest.mark.parametrize(
     ("method", "params", "code", "fragment"),
     [
-        pytest.param("raggin/ask", {"question": 3}, -32602, "question must be a string, got number", id="ask-type"),
-        pytest.param("raggin/search", {"query": "x", "topK": "5"}, -32602, "topK must be an integer", id="search-type"),
+        pytest.param(
+            "raggin/ask",
+            {"question": 3},
+            -32602,
+            "question must be a string, got number",
+            id="ask-type",
+        ),
+        pytest.param(
+            "raggin/search",
+            {"query": "x", "topK": "5"},
+            -32602,
+            "topK must be an integer",
+            id="search-type",
+        ),
         pytest.param("raggin/search", ["x"], -32602, "params must be an object", id="search-array"),
-        pytest.param("raggin/search", {"query": "x", "version": "99.0.0"}, -32803, "99.0.0", id="unknown-version"),
-        pytest.param("raggin/removeVersion", {}, -32602, "version is required", id="remove-without-version"),
+        pytest.param(
+            "raggin/search",
+            {"query": "x", "version": "99.0.0"},
+            -32803,
+            "99.0.0",
+            id="unknown-version",
+        ),
+        pytest.param(
+            "raggin/removeVersion", {}, -32602, "version is required", id="remove-without-version"
+        ),
     ],
-)  # fmt: skip
+)
 async def test_malformed_requests_get_json_rpc_errors_and_the_server_goes_on(
     tmp_path: Path, project: Path, method: str, params: Any, code: int, fragment: str
 ) -> None:
@@ -331,7 +353,8 @@ async def test_not_indexed_without_auto_index_names_the_version_and_the_fix(
         with pytest.raises(JsonRpcException) as raised:
             await session.request("raggin/search", {"query": "revalidatePath"})
         message = raised.value.message
-        assert "16.2.0" in message and "raggin-lsp index 16.2.0" in message
+        assert "16.2.0" in message
+        assert "raggin-lsp index 16.2.0" in message
         assert "raggin.index" in message
 
 
@@ -348,9 +371,7 @@ async def test_ask_errors_from_the_pipeline_are_shown_as_they_are(
 async def test_invalid_settings_are_reported_once_and_the_previous_value_kept(
     tmp_path: Path, project: Path
 ) -> None:
-    async with start(
-        tmp_path, project, configuration={"raggin": {"topK": 3}}
-    ) as session:
+    async with start(tmp_path, project, configuration={"raggin": {"topK": 3}}) as session:
         session.client.set_configuration({"topK": "lots"}, section="raggin")
         for _ in range(2):
             session.client.workspace_did_change_configuration(
@@ -361,7 +382,8 @@ async def test_invalid_settings_are_reported_once_and_the_previous_value_kept(
         status = await session.request("raggin/status", None)
         assert status["settings"]["topK"] == 3
         shown = [m.message for m in session.client.messages if "topK" in m.message]
-        assert len(shown) == 1 and "expected an integer" in shown[0]
+        assert len(shown) == 1
+        assert "expected an integer" in shown[0]
 
 
 async def test_versions_reports_the_detected_project(tmp_path: Path, project: Path) -> None:

@@ -34,18 +34,32 @@ def test_precedence_client_over_init_options_over_workspace_over_user(tmp_path: 
 @pytest.mark.parametrize(
     ("raw", "field", "fragment"),
     [
-        pytest.param({"topK": "5"}, "topK", "expected an integer, got string '5'", id="int-as-string"),
-        pytest.param({"topK": True}, "topK", "expected an integer, got boolean", id="bool-is-not-int"),
+        pytest.param(
+            {"topK": "5"}, "topK", "expected an integer, got string '5'", id="int-as-string"
+        ),
+        pytest.param(
+            {"topK": True}, "topK", "expected an integer, got boolean", id="bool-is-not-int"
+        ),
         pytest.param({"topK": 0}, "topK", "from 1 to 50", id="int-out-of-range"),
-        pytest.param({"fusion": "max"}, "fusion", "rrf, dbsf, weighted, sparse, dense", id="bad-choice"),
+        pytest.param(
+            {"fusion": "max"}, "fusion", "rrf, dbsf, weighted, sparse, dense", id="bad-choice"
+        ),
         pytest.param({"autoIndex": "yes"}, "autoIndex", "true or false", id="bool-as-string"),
-        pytest.param({"ollamaHost": "localhost:11434"}, "ollamaHost", "http://", id="host-without-scheme"),
+        pytest.param(
+            {"ollamaHost": "localhost:11434"}, "ollamaHost", "http://", id="host-without-scheme"
+        ),
         pytest.param({"nextVersion": "16"}, "nextVersion", '"16.2.0"', id="partial-version"),
-        pytest.param({"generation": {"temperature": 3}}, "generation", "temperature", id="temperature-range"),
-        pytest.param({"generation": {"seed": 1}}, "generation", "unknown option 'seed'", id="unknown-option"),
-        pytest.param({"generation": 0.2}, "generation", "expected an object", id="generation-not-object"),
+        pytest.param(
+            {"generation": {"temperature": 3}}, "generation", "temperature", id="temperature-range"
+        ),
+        pytest.param(
+            {"generation": {"seed": 1}}, "generation", "unknown option 'seed'", id="unknown-option"
+        ),
+        pytest.param(
+            {"generation": 0.2}, "generation", "expected an object", id="generation-not-object"
+        ),
     ],
-)  # fmt: skip
+)
 def test_invalid_values_are_named_with_what_was_expected(
     raw: dict[str, Any], field: str, fragment: str
 ) -> None:
@@ -119,7 +133,8 @@ def test_yaml_file_source_relative_paths_and_broken_files(tmp_path: Path) -> Non
 
     config.write_text("profile: [light\n", encoding="utf-8")
     problems = store.update_file("workspace", config)
-    assert len(problems) == 1 and "not valid YAML" in problems[0]
+    assert len(problems) == 1
+    assert "not valid YAML" in problems[0]
     assert store.effective().profile == "light"  # the broken file keeps what it gave
 
 

@@ -63,63 +63,119 @@ def position(text: str, needle: str, offset: int = 1) -> tuple[int, int]:
     ("text", "path", "needle", "name", "page"),
     [
         pytest.param(
-            ACTIONS, "app/actions.ts", "revalidateTag(", "revalidateTag",
-            f"{APP_REF}/functions/revalidateTag", id="imported-function",
+            ACTIONS,
+            "app/actions.ts",
+            "revalidateTag(",
+            "revalidateTag",
+            f"{APP_REF}/functions/revalidateTag",
+            id="imported-function",
         ),
         pytest.param(
-            ACTIONS, "app/actions.ts", "purge(", "revalidatePath",
-            f"{APP_REF}/functions/revalidatePath", id="aliased-import-is-still-revalidatePath",
+            ACTIONS,
+            "app/actions.ts",
+            "purge(",
+            "revalidatePath",
+            f"{APP_REF}/functions/revalidatePath",
+            id="aliased-import-is-still-revalidatePath",
         ),
         pytest.param(
-            ACTIONS, "app/actions.ts", "'use server'", "use server",
-            f"{APP_REF}/directives/use-server", id="directive",
+            ACTIONS,
+            "app/actions.ts",
+            "'use server'",
+            "use server",
+            f"{APP_REF}/directives/use-server",
+            id="directive",
         ),
         pytest.param(
-            ACTIONS, "app/actions.ts", '"next/navigation"', "next/navigation",
-            f"{APP_REF}/functions/use-router", id="module-specifier-double-quotes",
+            ACTIONS,
+            "app/actions.ts",
+            '"next/navigation"',
+            "next/navigation",
+            f"{APP_REF}/functions/use-router",
+            id="module-specifier-double-quotes",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "'next/image'", "next/image",
-            f"{APP_REF}/components/image", id="next-image-specifier",
+            PAGE,
+            "app/page.tsx",
+            "'next/image'",
+            "next/image",
+            f"{APP_REF}/components/image",
+            id="next-image-specifier",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "<Image", "next/image",
-            f"{APP_REF}/components/image", id="default-import-used-in-jsx",
+            PAGE,
+            "app/page.tsx",
+            "<Image",
+            "next/image",
+            f"{APP_REF}/components/image",
+            id="default-import-used-in-jsx",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "NextLink", "next/link",
-            f"{APP_REF}/components/link", id="renamed-default-import",
+            PAGE,
+            "app/page.tsx",
+            "NextLink",
+            "next/link",
+            f"{APP_REF}/components/link",
+            id="renamed-default-import",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "Inter", "Inter",
-            f"{APP_REF}/components/font", id="google-font-family",
+            PAGE,
+            "app/page.tsx",
+            "Inter",
+            "Inter",
+            f"{APP_REF}/components/font",
+            id="google-font-family",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "generateMetadata", "generateMetadata",
-            f"{APP_REF}/functions/generate-metadata", id="exported-convention-function",
+            PAGE,
+            "app/page.tsx",
+            "generateMetadata",
+            "generateMetadata",
+            f"{APP_REF}/functions/generate-metadata",
+            id="exported-convention-function",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "revalidate =", "revalidate",
-            f"{APP_REF}/file-conventions/route-segment-config", id="segment-config-export",
+            PAGE,
+            "app/page.tsx",
+            "revalidate =",
+            "revalidate",
+            f"{APP_REF}/file-conventions/route-segment-config",
+            id="segment-config-export",
         ),
         pytest.param(
-            PAGES_ROUTER, "pages/index.tsx", "useRouter()", "useRouter",
-            "/docs/pages/api-reference/functions/use-router", id="pages-router-useRouter",
+            PAGES_ROUTER,
+            "pages/index.tsx",
+            "useRouter()",
+            "useRouter",
+            "/docs/pages/api-reference/functions/use-router",
+            id="pages-router-useRouter",
         ),
         pytest.param(
-            PAGES_ROUTER, "pages/index.tsx", "getServerSideProps", "getServerSideProps",
-            "/docs/pages/api-reference/functions/get-server-side-props", id="pages-data-fetching",
+            PAGES_ROUTER,
+            "pages/index.tsx",
+            "getServerSideProps",
+            "getServerSideProps",
+            "/docs/pages/api-reference/functions/get-server-side-props",
+            id="pages-data-fetching",
         ),
         pytest.param(
-            CONFIG, "next.config.js", "reactStrictMode", "reactStrictMode",
-            f"{APP_REF}/config/next-config-js/reactStrictMode", id="next-config-option",
+            CONFIG,
+            "next.config.js",
+            "reactStrictMode",
+            "reactStrictMode",
+            f"{APP_REF}/config/next-config-js/reactStrictMode",
+            id="next-config-option",
         ),
         pytest.param(
-            PAGE, "app/page.tsx", "default function Page", "page.tsx",
-            f"{APP_REF}/file-conventions/page", id="default-export-of-a-page",
+            PAGE,
+            "app/page.tsx",
+            "default function Page",
+            "page.tsx",
+            f"{APP_REF}/file-conventions/page",
+            id="default-export-of-a-page",
         ),
     ],
-)  # fmt: skip
+)
 def test_term_at_cursor(text: str, path: str, needle: str, name: str, page: str) -> None:
     line, character = position(text, needle)
 
@@ -143,17 +199,23 @@ def test_app_router_useRouter_points_to_the_app_page() -> None:
         pytest.param(PAGE, "app/page.tsx", "headers = 1", id="local-variable-named-like-an-api"),
         pytest.param(PAGE, "app/page.tsx", "title: 'x'", id="ordinary-object-key"),
         pytest.param(
-            "function redirect() {}\nredirect()\n", "lib/util.ts", "redirect()",
+            "function redirect() {}\nredirect()\n",
+            "lib/util.ts",
+            "redirect()",
             id="own-function-named-redirect",
         ),
-        pytest.param(CONFIG, "app/page.tsx", "reactStrictMode", id="config-key-outside-next-config"),
         pytest.param(
-            "export default function Error() {}\n", "lib/error.ts", "default",
+            CONFIG, "app/page.tsx", "reactStrictMode", id="config-key-outside-next-config"
+        ),
+        pytest.param(
+            "export default function Error() {}\n",
+            "lib/error.ts",
+            "default",
             id="error-file-outside-a-router-folder",
         ),
         pytest.param("const s = 'use strict'\n", "a.ts", "use strict", id="other-string"),
     ],
-)  # fmt: skip
+)
 def test_ordinary_code_has_no_term(text: str, path: str, needle: str) -> None:
     line, character = position(text, needle)
     assert find_term(text, line, character, path) is None
@@ -177,13 +239,17 @@ def test_project_router_chooses_between_app_and_pages_docs() -> None:
     text = "import Image from 'next/image'\n"
     app = find_term(text, 0, 8, "components/a.tsx", router="app")
     pages = find_term(text, 0, 8, "components/a.tsx", router="pages")
-    assert app is not None and pages is not None
+    assert app is not None
+    assert pages is not None
     assert app.page == f"{APP_REF}/components/image"
     assert pages.page == "/docs/pages/api-reference/components/image"
 
 
 def test_imports_spanning_lines_and_type_imports_are_read() -> None:
-    text = "import {\n  type Metadata,\n  cookies as jar,\n} from 'next/headers'\nimport * as nav from 'next/navigation'\n"
+    text = (
+        "import {\n  type Metadata,\n  cookies as jar,\n} from 'next/headers'\n"
+        "import * as nav from 'next/navigation'\n"
+    )
     names = imported_names(text)
     assert names["jar"] == ("next/headers", "cookies")
     assert names["Metadata"] == ("next/headers", "Metadata")

@@ -44,7 +44,8 @@ def test_fixture_project_uses_its_installed_version() -> None:
 def test_installed_version_wins_over_the_declared_range(tmp_path: Path) -> None:
     make_project(tmp_path, "^16.2.0", installed="16.2.3")
     project = find_project(tmp_path / "app" / "page.tsx", resolver)
-    assert project is not None and project.version == "16.2.3"
+    assert project is not None
+    assert project.version == "16.2.3"
 
 
 def test_declared_range_resolves_to_the_newest_match(tmp_path: Path) -> None:
@@ -61,8 +62,10 @@ def test_declared_range_resolves_to_the_newest_match(tmp_path: Path) -> None:
 def test_unresolvable_range_is_explained(tmp_path: Path) -> None:
     make_project(tmp_path, "^99.0.0")
     project = find_project(tmp_path / "a.ts", resolver)
-    assert project is not None and project.version is None
-    assert project.problem is not None and "^99.0.0" in project.problem
+    assert project is not None
+    assert project.version is None
+    assert project.problem is not None
+    assert "^99.0.0" in project.problem
 
 
 def test_resolver_errors_become_the_problem(tmp_path: Path) -> None:
@@ -72,8 +75,10 @@ def test_resolver_errors_become_the_problem(tmp_path: Path) -> None:
         raise ValueError(f"{spec!r} is not a range")
 
     project = find_project(tmp_path / "a.ts", failing)
-    assert project is not None and project.version is None
-    assert project.problem is not None and "workspace:*" in project.problem
+    assert project is not None
+    assert project.version is None
+    assert project.problem is not None
+    assert "workspace:*" in project.problem
 
 
 def test_monorepo_package_without_next_is_skipped_and_hoisted_install_found(
@@ -86,8 +91,10 @@ def test_monorepo_package_without_next_is_skipped_and_hoisted_install_found(
     ui = find_project(tmp_path / "packages" / "ui" / "button.tsx", resolver)
     app = find_project(web / "app" / "page.tsx", resolver)
 
-    assert ui is not None and ui.root == tmp_path  # the root has node_modules/next
-    assert app is not None and app.root == web
+    assert ui is not None
+    assert ui.root == tmp_path
+    assert app is not None
+    assert app.root == web
     assert app.version == "16.1.0"  # Node resolves the hoisted copy
 
 
@@ -129,7 +136,8 @@ def test_cache_notices_an_upgrade(tmp_path: Path) -> None:
     stat = manifest.stat()
     os.utime(manifest, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     second = cache.find(tmp_path / "app" / "page.tsx")
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert (first.version, second.version) == ("16.2.0", "16.2.1")
 
 
@@ -139,11 +147,20 @@ def test_cache_notices_an_upgrade(tmp_path: Path) -> None:
         pytest.param("15.5.9", "16.0.0", "16.2.0", ["16.4.6"], ("15.5.9", "request"), id="request"),
         pytest.param(None, "16.0.0", "16.2.0", ["16.4.6"], ("16.0.0", "setting"), id="setting"),
         pytest.param(None, "latest", "16.2.0", [], ("16.4.6", "setting"), id="setting-latest"),
-        pytest.param(None, "auto", "16.2.0", ["16.4.6"], ("16.2.0", "project (installed)"), id="project"),
-        pytest.param(None, "auto", None, ["16.2.0", "16.10.0", "16.9.1"], ("16.10.0", "newest indexed"), id="newest-indexed"),
+        pytest.param(
+            None, "auto", "16.2.0", ["16.4.6"], ("16.2.0", "project (installed)"), id="project"
+        ),
+        pytest.param(
+            None,
+            "auto",
+            None,
+            ["16.2.0", "16.10.0", "16.9.1"],
+            ("16.10.0", "newest indexed"),
+            id="newest-indexed",
+        ),
         pytest.param(None, "auto", None, [], ("16.4.6", "newest release"), id="newest-release"),
     ],
-)  # fmt: skip
+)
 def test_choose_version_order(
     tmp_path: Path,
     requested: str | None,

@@ -113,4 +113,3 @@ def test_version_limited_questions_really_need_the_newer_docs(questions: list[Qu
     assert limited
     for question in limited:
         assert any(page not in old for page in question.gold_pages()), question.id
-
