@@ -31,6 +31,7 @@ from raggin_lsp.generate import (
 )
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.retrieve.search import search as search_index
+from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexProgress, IndexReport
 from raggin_lsp.store.settings import StoreSettings
@@ -68,7 +69,7 @@ class AssistantConfig:
     model: str = GenerationSettings.model
     generation: dict[str, Any] = field(default_factory=dict)  # temperature, num_ctx, top_p, ...
     top_k: int = 5
-    fusion: str = "rrf"
+    fusion: str = DEFAULT_FUSION
     history_turns: int = 3
     auto_index: bool = True
 
@@ -227,7 +228,7 @@ class Assistant:
         code: str | None = None,
         top_k: int | None = None,
         fusion: str | None = None,
-        one_per_page: bool = False,
+        one_per_page: bool = DEFAULT_ONE_PER_PAGE,
     ) -> list[SearchResult]:
         return search_index(
             self.index_store,

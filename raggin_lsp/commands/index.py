@@ -11,6 +11,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.cli_support import EXIT_OK, ProgressBar, note, print_json
+from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
 if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: seconds, paid only when used
     from raggin_lsp.assistant import Assistant, IndexStage
@@ -18,8 +19,6 @@ if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: seconds, paid 
 
 PROFILES = ("bge-m3", "light")
 DEFAULT_PROFILE = PROFILES[0]  # the same default as raggin_lsp.embed.catalog
-
-FUSIONS = ("rrf", "dbsf", "weighted", "sparse", "dense")
 
 
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:
@@ -298,8 +297,13 @@ def add_index_commands(subparsers: Any) -> None:
     search.add_argument("--router", choices=("app", "pages"))
     search.add_argument("--code", help="a code snippet to match against the docs' code")
     search.add_argument("--top-k", type=int, default=5)
-    search.add_argument("--fusion", choices=FUSIONS, default="rrf")
-    search.add_argument("--one-per-page", action="store_true", help="best section per page")
+    search.add_argument("--fusion", choices=STRATEGIES, default=DEFAULT_FUSION)
+    search.add_argument(
+        "--all-sections",
+        dest="one_per_page",
+        action="store_false",
+        help="list every matching section, not only the best one per page",
+    )
     search.add_argument("--json", action="store_true", help="print JSON")
     add_store_arguments(search)
     search.set_defaults(handler=cmd_search)

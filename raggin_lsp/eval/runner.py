@@ -7,13 +7,14 @@ took, so the same code scores the real index, a recorded run or a test double.
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
 
 from raggin_lsp.eval.metrics import QuestionScore, aggregate, score_ranking, unique_pages
 from raggin_lsp.eval.questions import KINDS, Question
+from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE, STRATEGIES
+from raggin_lsp.retrieve.strategies import Strategy as RetrievalStrategy
 
-Fusion = Literal["sparse", "dense", "rrf", "dbsf", "weighted"]
-FUSIONS: tuple[str, ...] = get_args(Fusion)
+Fusion = RetrievalStrategy
+FUSIONS: tuple[str, ...] = STRATEGIES
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,12 @@ class Strategy:
 
 # "weighted" is RAGGIN's arctan-normalised weighted sum of the modality scores.
 ALL_STRATEGIES: tuple[Strategy, ...] = tuple(
-    Strategy(fusion, group)
+    Strategy(fusion, group)  # type: ignore[arg-type]
     for fusion in FUSIONS
-    for group in (False, True)  # type: ignore[arg-type]
+    for group in (False, True)
 )
-DEFAULT_STRATEGY = "rrf+pages"
+# What the server and the CLI do unless told otherwise: the summary of a report.
+DEFAULT_STRATEGY = DEFAULT_FUSION + ("+pages" if DEFAULT_ONE_PER_PAGE else "")
 
 SearchFn = Callable[[str, Question, Strategy], tuple[list[str], float]]
 

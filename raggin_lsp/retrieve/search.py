@@ -15,18 +15,20 @@ Router filter: asking for ``app`` or ``pages`` also admits ``architecture`` and
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal, get_args
+from typing import Any
 
 from raggin_lsp.corpus.urls import absolute_links, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
 from raggin_lsp.retrieve.fusion import DEFAULT_WEIGHTS, weighted_fusion
 from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.strategies import (
+    DEFAULT_FUSION,
+    STRATEGIES,
+    Strategy,
+)
 from raggin_lsp.store.engine import FusionMethod, Hit, QueryVector
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.schema import CODE, SPARSE, TEXT, section_from_payload
-
-Strategy = Literal["rrf", "dbsf", "weighted", "sparse", "dense"]
-STRATEGIES: tuple[str, ...] = get_args(Strategy)
 
 # Routers whose pages hold for both the App Router and the Pages Router.
 SHARED_ROUTERS = ("architecture", "community")
@@ -46,7 +48,7 @@ def search(
     router: str | None = None,
     code: str | None = None,
     top_k: int = 5,
-    fusion: Strategy = "rrf",
+    fusion: Strategy = DEFAULT_FUSION,
     one_per_page: bool = False,
     latest_major: int | None = None,
 ) -> list[SearchResult]:

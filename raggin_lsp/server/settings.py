@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
+
 if TYPE_CHECKING:
     from raggin_lsp.assistant import AssistantConfig
 
 SECTION = "raggin"
 WORKSPACE_FILE = ".raggin.yaml"
-FUSIONS = ("rrf", "dbsf", "weighted", "sparse", "dense")
+FUSIONS = STRATEGIES
 ROUTERS = ("auto", "app", "pages")
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
@@ -54,7 +56,7 @@ class Settings:
     model: str = "qwen2.5-coder:7b"
     generation: Generation = field(default_factory=Generation)
     top_k: int = 5
-    fusion: str = "rrf"
+    fusion: str = DEFAULT_FUSION
     history_turns: int = 3
     auto_index: bool = True
 

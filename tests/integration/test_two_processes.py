@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from raggin_lsp.retrieve import search
+from raggin_lsp.retrieve.search import search
 from raggin_lsp.store import DocsIndex, IndexProgress, StoreSettings
 from tests.unit.store_doubles import HashingTestEmbedder, corpus
 
@@ -24,7 +24,7 @@ READER = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from raggin_lsp.retrieve import search
+    from raggin_lsp.retrieve.search import search
     from raggin_lsp.store import DocsIndex, StoreSettings
     from tests.unit.store_doubles import HashingTestEmbedder
 

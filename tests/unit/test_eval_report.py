@@ -40,7 +40,13 @@ def search(text: str, question: Question, strategy: Strategy) -> tuple[list[str]
 
 @pytest.fixture
 def report() -> EvalReport:
-    return run_eval(QUESTIONS, search, ["sparse", "rrf", "rrf+pages"], version="16.4.6")
+    return run_eval(
+        QUESTIONS,
+        search,
+        ["sparse", "rrf", "rrf+pages"],
+        version="16.4.6",
+        default_strategy="rrf+pages",
+    )
 
 
 def test_json_shape_and_order(report: EvalReport) -> None:

@@ -4,7 +4,7 @@ import pytest
 
 from raggin_lsp.eval.metrics import METRIC_KEYS
 from raggin_lsp.eval.questions import Question, parse_questions
-from raggin_lsp.eval.runner import ALL_STRATEGIES, Strategy, run_eval
+from raggin_lsp.eval.runner import ALL_STRATEGIES, DEFAULT_STRATEGY, Strategy, run_eval
 
 QUESTIONS = parse_questions(
     [
@@ -63,8 +63,9 @@ def test_every_strategy_scored_with_metrics_in_order() -> None:
     assert "weighted" in report.strategies
     for metrics in report.strategies.values():
         assert list(metrics) == list(METRIC_KEYS)
-    assert report.default_strategy == "rrf+pages"
-    assert report.summary is report.strategies["rrf+pages"]
+    # The summary is what the server does by default: weighted fusion, one section per page.
+    assert report.default_strategy == DEFAULT_STRATEGY == "weighted+pages"
+    assert report.summary is report.strategies["weighted+pages"]
 
 
 def test_good_strategy_beats_bad_one() -> None:

@@ -9,7 +9,8 @@ from qdrant_client import QdrantClient
 
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
-from raggin_lsp.retrieve import arctan_normalise, search, weighted_fusion
+from raggin_lsp.retrieve.fusion import arctan_normalise, weighted_fusion
+from raggin_lsp.retrieve.search import search
 from raggin_lsp.store import DocsIndex, StoreSettings
 
 # ------------------------------------------------------------------ arctan weighting

@@ -5,7 +5,8 @@ from collections.abc import Iterator
 import pytest
 from qdrant_client import QdrantClient
 
-from raggin_lsp.retrieve import STRATEGIES, search
+from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.strategies import STRATEGIES
 from raggin_lsp.store import DocsIndex, StoreSettings
 from tests.unit.store_doubles import HashingTestEmbedder, corpus, section
 

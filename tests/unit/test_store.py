@@ -9,7 +9,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from raggin_lsp.errors import NotIndexedError
-from raggin_lsp.retrieve import search
+from raggin_lsp.retrieve.search import search
 from raggin_lsp.store import (
     DocsIndex,
     ExportFormatError,

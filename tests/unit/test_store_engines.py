@@ -8,7 +8,8 @@ import pytest
 from qdrant_client import QdrantClient
 
 from raggin_lsp.corpus.model import Section
-from raggin_lsp.retrieve import STRATEGIES, search
+from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.strategies import STRATEGIES
 from raggin_lsp.store import DocsIndex, StoreSettings
 from raggin_lsp.store.engine import Hit, dbsf, rrf
 from tests.unit.store_doubles import HashingTestEmbedder, corpus, section
