@@ -19,7 +19,6 @@ from raggin_lsp.corpus.parse import parse_docs_tree
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import get_profile_spec
-from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.generate import (
     Answer,
     ContextItem,
@@ -276,13 +275,6 @@ class Assistant:
 
     async def models(self) -> list[str]:
         return await list_models(self.config.ollama_host)
-
-    def require_indexed(self, version: str) -> None:
-        if version not in self.indexed_versions():
-            raise NotIndexedError(
-                f"The Next.js {version} docs are not indexed. Index them with "
-                f"`raggin-lsp index {version}` (or the raggin.index command)."
-            )
 
     async def status(self) -> dict[str, Any]:
         store = self.config.store_settings()

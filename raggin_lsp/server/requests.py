@@ -77,7 +77,7 @@ async def status(server: "RagginServer") -> dict[str, Any]:
     }
     assistant = server.loader.ready_assistant()
     if assistant is not None:
-        result["assistant"] = _plain(await asyncio.to_thread(assistant.status))
+        result["assistant"] = _plain(await assistant.status())
     return result
 
 

@@ -297,6 +297,9 @@ async def test_malformed_requests_are_errors_and_the_server_keeps_serving(
         assert fragment in raised.value.message
         results = await session.request("raggin/search", {"query": "revalidatePath"})
         assert results[0]["version"] == VERSION
+        status = await session.request("raggin/status", None)
+        assert status["assistant"]["indexedVersions"] == [VERSION]
+        assert status["assistant"]["ollamaReachable"] is True
 
 
 async def test_two_clients_at_once_on_one_index(

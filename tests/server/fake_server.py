@@ -187,7 +187,7 @@ class FakeAssistant:
     async def models(self) -> list[str]:
         return list(SCRIPT.models)
 
-    def status(self) -> dict[str, Any]:
+    async def status(self) -> dict[str, Any]:
         return {
             "indexedVersions": sorted(self.indexed),
             "profile": self.config.profile,
