@@ -14,20 +14,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from raggin_lsp.corpus.fetch import ensure_docs
-from raggin_lsp.corpus.parse import parse_docs_tree
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import get_profile_spec
-from raggin_lsp.generate import (
-    Answer,
-    ContextItem,
-    GenerationSettings,
-    Turn,
-    answer_question,
-    is_reachable,
-    list_models,
-)
+
+# The model types only: the Ollama client (half a second to import) loads on first use.
+from raggin_lsp.generate.model import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.retrieve.search import search as search_index
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
@@ -190,6 +182,10 @@ class Assistant:
             report(IndexStage("fetch", done, total, f"Downloading the Next.js {version} docs"))
 
         report(IndexStage("fetch", 0, None, f"Getting the Next.js {version} docs"))
+        # Fetching and parsing load httpx and mistune: only index jobs pay for them.
+        from raggin_lsp.corpus.fetch import ensure_docs
+        from raggin_lsp.corpus.parse import parse_docs_tree
+
         root = ensure_docs(version, workspace=workspace, from_path=from_path, progress=fetched)
         report(IndexStage("parse", 0, None, f"Parsing the Next.js {version} docs"))
         embedder = self.embedder
@@ -262,6 +258,8 @@ class Assistant:
             self.search, question, version, router=router, code=code, top_k=top_k
         )
         retrieved = time.perf_counter() - started
+        from raggin_lsp.generate.answer import answer_question
+
         answer = await answer_question(
             question,
             results,
@@ -274,9 +272,13 @@ class Assistant:
         return replace(answer, timings={"retrieval_s": retrieved, **answer.timings})
 
     async def models(self) -> list[str]:
+        from raggin_lsp.generate.ollama_api import list_models
+
         return await list_models(self.config.ollama_host)
 
     async def status(self) -> dict[str, Any]:
+        from raggin_lsp.generate.ollama_api import is_reachable
+
         store = self.config.store_settings()
         indexed = await asyncio.to_thread(self.indexed_versions)
         return {

@@ -235,6 +235,14 @@ def _configure_logging(verbosity: int) -> None:
     )
 
 
+def _server_error_message(error: Exception) -> str | None:
+    if "qdrant_client" not in sys.modules:
+        return None  # no server was talked to; keeps the CLI from importing it
+    from raggin_lsp.store.server import server_error_message
+
+    return server_error_message(error)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -247,6 +255,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except RagginError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as error:
+        message = _server_error_message(error)
+        if message is None:
+            raise
+        print(f"{PROG}: error: {message}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -27,6 +27,8 @@ _INDEX_INPUTS = (
     "raggin_lsp/embed",
     "raggin_lsp/store/schema.py",
     "raggin_lsp/store/manifest.py",
+    "raggin_lsp/store/edge.py",
+    "raggin_lsp/store/embedded.py",
 )
 
 
@@ -74,5 +76,5 @@ def light_index_dir() -> Path:
 def writable_light_index(light_index_dir: Path, tmp_path: Path) -> Path:
     """A private copy of the 16.2.0 index that a test may index into or remove from."""
     copy = tmp_path / "qdrant"
-    shutil.copytree(light_index_dir, copy, ignore=shutil.ignore_patterns("*.lock"))
+    shutil.copytree(light_index_dir, copy)
     return copy

@@ -98,7 +98,8 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
             )
         report.add(*_in_process_rows(assistant, options, build, say))
     finally:
-        assistant.close()  # the server opens this index next: one process at a time
+        assistant.close()
+    report.add(*_store_rows(index_path, options, say))
 
     if options.lsp:
         say("Timing the language server")
@@ -301,6 +302,53 @@ def _in_process_rows(
         )
     )
     return rows
+
+
+def _store_rows(index_path: Path, options: BenchOptions, say: Say) -> list[Row]:
+    """A new `raggin-lsp search` process, end to end; the store's upsert throughput."""
+    import tempfile
+
+    from raggin_lsp.embed.catalog import get_profile_spec
+    from raggin_lsp.store import DocsIndex, StoreSettings
+
+    say(f"Timing {options.repeat} cold `raggin-lsp search` processes")
+    command = [sys.executable, "-m", "raggin_lsp", "search", "revalidate a path on demand"]
+    command += ["--version", options.version, "--profile", options.profile]
+    command += ["--qdrant-path", str(index_path), "--json"]
+    cold = []
+    for _ in range(options.repeat):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True, env=_child_env())
+        cold.append(time.perf_counter() - started)
+
+    say("Timing the store: upsert of stored points into a fresh embedded index")
+    spec = get_profile_spec(options.profile)
+    rates = []
+    with DocsIndex.open(StoreSettings(path=index_path), spec) as source:
+        for _ in range(max(1, options.repeat // 2)):
+            with (
+                tempfile.TemporaryDirectory(prefix="raggin-bench-upsert-") as folder,
+                DocsIndex.open(StoreSettings(path=Path(folder)), spec) as target,
+            ):
+                report = source.push_version(options.version, target)
+                rates.append(report.sections_total / report.seconds)
+    return [
+        Row.of(
+            LIGHT,
+            "cold search: a new `raggin-lsp search` process",
+            "s",
+            summarize(cold),
+            "end to end: Python start, model load, private index copy, query, JSON out",
+        ),
+        Row.of(
+            LIGHT,
+            "store upsert throughput (Qdrant Edge)",
+            "points/s",
+            summarize(rates),
+            f"all {options.version} points with vectors, read from the index and written "
+            "into a fresh one, published; no model",
+        ),
+    ]
 
 
 def _whole_version_row(

@@ -218,6 +218,39 @@ def cmd_import(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_push(args: argparse.Namespace) -> int:
+    from raggin_lsp.store import DocsIndex, StoreSettings
+
+    assistant = assistant_from(args)
+    target_settings = StoreSettings(
+        url=args.to_url,
+        api_key=args.to_api_key,
+        shard_number=args.shards,
+        replication_factor=args.replicas,
+    )
+
+    def show(step: "IndexProgress") -> None:
+        if not args.quiet:
+            print(f"\rPushing {step.done}/{step.total}", end="", file=sys.stderr)
+
+    try:
+        source = assistant.index_store
+        with (
+            DocsIndex.open(target_settings, source.spec) as target,
+            StopFlag().installed() as stop,
+        ):
+            report = source.push_version(args.version, target, progress=show, should_stop=stop)
+    finally:
+        assistant.close()
+    note(args, "")
+    print(
+        f"Pushed Next.js {report.version} to {args.to_url}: {report.sections_total} sections "
+        f"({report.embedded} new, {report.reused} already there) in {report.seconds:.1f} s, "
+        "nothing embedded again"
+    )
+    return EXIT_OK
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     assistant = assistant_from(args)
     try:
@@ -290,6 +323,15 @@ def add_index_commands(subparsers: Any) -> None:
     load.add_argument("file", metavar="FILE", type=Path)
     add_store_arguments(load)
     load.set_defaults(handler=cmd_import)
+
+    push = subparsers.add_parser(
+        "push", help="copy an indexed version to a Qdrant server, without embedding again"
+    )
+    push.add_argument("version", metavar="VERSION")
+    push.add_argument("--to-url", required=True, help="the Qdrant server or cluster to fill")
+    push.add_argument("--to-api-key", help="API key for --to-url")
+    add_store_arguments(push)
+    push.set_defaults(handler=cmd_push)
 
     search = subparsers.add_parser("search", help="search the indexed docs")
     search.add_argument("query", metavar="QUESTION")

@@ -19,6 +19,7 @@ from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, Spar
 from raggin_lsp.embed.batching import map_in_length_batches
 from raggin_lsp.embed.catalog import BM25, LIGHT
 from raggin_lsp.embed.light_model import BM25_FOLDER
+from raggin_lsp.embed.punctuation import use_cached_punctuation
 from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
 from raggin_lsp.errors import ModelError
 
@@ -58,6 +59,7 @@ def to_sparse_vector(embedding: SparseEmbedding) -> SparseVector:
 class LightEmbedder:
     def __init__(self, folder: Path, spec: ProfileSpec, *, batch_size: int) -> None:
         register_light_model()
+        use_cached_punctuation()
         self.spec = spec
         self._batch_size = batch_size
         try:

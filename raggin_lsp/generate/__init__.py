@@ -1,6 +1,11 @@
-"""Answers from a local Ollama model, grounded in retrieved sections and cited."""
+"""Answers from a local Ollama model, grounded in retrieved sections and cited.
 
-from raggin_lsp.generate.answer import answer_question
+Only the light parts load with the package: the Ollama client takes half a second to
+import, which a search (no model) must not pay. Import ``answer_question`` from
+:mod:`raggin_lsp.generate.answer` and the Ollama calls from
+:mod:`raggin_lsp.generate.ollama_api`.
+"""
+
 from raggin_lsp.generate.extractive import extractive_answer
 from raggin_lsp.generate.model import (
     Answer,
@@ -9,25 +14,12 @@ from raggin_lsp.generate.model import (
     GenerationSettings,
     Turn,
 )
-from raggin_lsp.generate.ollama_api import (
-    ModelNotInstalledError,
-    OllamaError,
-    OllamaUnreachableError,
-    is_reachable,
-    list_models,
-)
 
 __all__ = [
     "Answer",
     "Citation",
     "ContextItem",
     "GenerationSettings",
-    "ModelNotInstalledError",
-    "OllamaError",
-    "OllamaUnreachableError",
     "Turn",
-    "answer_question",
     "extractive_answer",
-    "is_reachable",
-    "list_models",
 ]

@@ -26,8 +26,8 @@ from raggin_lsp.retrieve.strategies import (
     STRATEGIES,
     Strategy,
 )
-from raggin_lsp.store.engine import FusionMethod, Hit, QueryVector
 from raggin_lsp.store.index import DocsIndex
+from raggin_lsp.store.points import FusionMethod, Hit, QueryVector
 from raggin_lsp.store.schema import CODE, SPARSE, TEXT, section_from_payload
 
 # Routers whose pages hold for both the App Router and the Pages Router.

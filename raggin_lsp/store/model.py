@@ -64,3 +64,11 @@ class CollectionStats:
     versions: dict[str, int] = field(default_factory=dict)  # complete versions -> sections
     incomplete: tuple[str, ...] = ()
     location: str = ""
+
+
+class IndexDamagedError(RagginError):
+    """Files of the embedded index cannot be read (damaged, half-written or foreign)."""
+
+
+class IndexWriteError(RagginError):
+    """A write job failed (for example the disk is full); complete versions are unharmed."""

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from qdrant_client import models
 
 from raggin_lsp.corpus.model import CodeSnippet, Section
 from raggin_lsp.embed.base import Embedding, ProfileSpec
-from raggin_lsp.embed.base import SparseVector as EmbedSparse
+from raggin_lsp.store.points import StoredVector
 
 TEXT = "text"
 CODE = "code"
@@ -39,16 +38,6 @@ def _digest(text: str) -> str:
 
 def point_id(section: Section) -> str:
     return str(uuid.UUID(hex=section.content_hash[:32]))
-
-
-def vectors_config(spec: ProfileSpec) -> dict[str, models.VectorParams]:
-    dense = models.VectorParams(size=spec.dense_dim, distance=models.Distance.COSINE)
-    return {TEXT: dense, CODE: dense.model_copy()}
-
-
-def sparse_vectors_config(spec: ProfileSpec) -> dict[str, models.SparseVectorParams]:
-    modifier = models.Modifier.IDF if spec.sparse_uses_idf else None
-    return {SPARSE: models.SparseVectorParams(modifier=modifier)}
 
 
 def texts_to_embed(section: Section) -> list[str]:
@@ -84,16 +73,12 @@ def code_to_embed(section: Section) -> list[CodeSnippet]:
     return kept
 
 
-def to_sparse(vector: EmbedSparse) -> models.SparseVector:
-    return models.SparseVector(indices=list(vector.indices), values=list(vector.values))
-
-
-def point_vectors(text: Embedding, code: Sequence[Embedding]) -> dict[str, Any]:
+def point_vectors(text: Embedding, code: Sequence[Embedding]) -> dict[str, StoredVector]:
     """Named vectors of one section; ``code`` is the mean of its snippets' dense vectors
     (mean pooling beat max pooling in RAGGIN) and is left out when there is no code."""
-    vectors: dict[str, Any] = {TEXT: text.dense.astype(np.float32).tolist()}
+    vectors: dict[str, StoredVector] = {TEXT: text.dense.astype(np.float32).tolist()}
     if text.sparse.indices:
-        vectors[SPARSE] = to_sparse(text.sparse)
+        vectors[SPARSE] = text.sparse
     if code:
         mean = np.mean(np.stack([item.dense for item in code]), axis=0)
         if float(np.linalg.norm(mean)) > 0.0:

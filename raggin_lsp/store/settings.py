@@ -21,6 +21,9 @@ class StoreSettings:
     replication_factor: int = 1
     # How long a writer waits for another process's write job before giving up.
     lock_timeout_seconds: float = 600.0
+    # An embedded write job stops, reporting a full disk, when less than this is free:
+    # Edge writes through memory maps, and a map that cannot grow kills the process.
+    min_free_bytes: int = 64 * 1024 * 1024
 
     @property
     def is_server(self) -> bool:

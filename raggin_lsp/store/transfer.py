@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-from qdrant_client import models
 
-from raggin_lsp.embed.base import ProfileSpec
+from raggin_lsp.embed.base import ProfileSpec, SparseVector
 from raggin_lsp.store.model import ExportFormatError, ProfileMismatchError
+from raggin_lsp.store.points import StoredPoint, StoredVector
 
 FORMAT = "raggin-index-export"
 FORMAT_VERSION = 1
@@ -50,29 +50,32 @@ def write_line(handle: IO[str], data: dict[str, Any]) -> None:
     handle.write("\n")
 
 
-def encode_point(point: models.Record) -> dict[str, Any]:
-    payload = dict(point.payload or {})
+def encode_point(point: StoredPoint) -> dict[str, Any]:
+    payload = dict(point.payload)
     payload.pop("versions", None)
     vectors: dict[str, Any] = {}
-    for name, vector in (point.vector or {}).items() if isinstance(point.vector, dict) else ():
-        if isinstance(vector, models.SparseVector):
+    for name, vector in point.vectors.items():
+        if isinstance(vector, SparseVector):
             vectors[name] = {"indices": list(vector.indices), "values": list(vector.values)}
         else:
             raw = np.asarray(vector, dtype="<f4").tobytes()
             vectors[name] = base64.b64encode(raw).decode("ascii")
-    return {"id": str(point.id), "payload": payload, "vector": vectors}
+    return {"id": point.id, "payload": payload, "vector": vectors}
 
 
-def decode_point(data: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """(id, payload without versions, named vectors ready for ``PointStruct``)."""
-    vectors: dict[str, Any] = {}
+def decode_point(data: dict[str, Any]) -> StoredPoint:
+    """The stored point of one line (its payload without ``versions``)."""
+    vectors: dict[str, StoredVector] = {}
     for name, value in data["vector"].items():
         if isinstance(value, dict):
-            vectors[name] = models.SparseVector(indices=value["indices"], values=value["values"])
+            vectors[name] = SparseVector(
+                indices=tuple(int(i) for i in value["indices"]),
+                values=tuple(float(v) for v in value["values"]),
+            )
         else:
             raw = base64.b64decode(value)
             vectors[name] = np.frombuffer(raw, dtype="<f4").astype(np.float32).tolist()
-    return str(data["id"]), dict(data["payload"]), vectors
+    return StoredPoint(id=str(data["id"]), vectors=vectors, payload=dict(data["payload"]))
 
 
 def read_header(path: Path, spec: ProfileSpec) -> ExportHeader:

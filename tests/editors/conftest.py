@@ -55,7 +55,7 @@ def server_env() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def editor_index(light_index_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     copy = tmp_path_factory.mktemp("editor-index") / "qdrant"
-    shutil.copytree(light_index_dir, copy, ignore=shutil.ignore_patterns("*.lock"))
+    shutil.copytree(light_index_dir, copy)
     return copy
 
 

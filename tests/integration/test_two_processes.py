@@ -3,6 +3,7 @@ killed with SIGKILL loses nothing that was complete and the next run finishes th
 
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -180,3 +181,96 @@ def test_a_writer_killed_mid_index_loses_nothing_complete_and_the_next_run_resum
         assert index.versions() == ["16.2.0", "16.4.6"]
         hit = search(index, embedder, "route group", "16.4.6", top_k=1)[0]
         assert hit.text.endswith("in 16.4.6")
+
+
+SEARCHER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from raggin_lsp.retrieve.search import search
+    from raggin_lsp.store import DocsIndex, StoreSettings
+    from tests.unit.store_doubles import HashingTestEmbedder
+
+    folder, log = Path(sys.argv[1]), Path(sys.argv[2])
+    embedder = HashingTestEmbedder()
+    deadline = time.monotonic() + 90
+    with DocsIndex.open(StoreSettings(path=folder), embedder.spec) as index:
+        while time.monotonic() < deadline:
+            versions = index.versions()
+            line = {"versions": versions, "at": time.time()}
+            line["old"] = search(index, embedder, "route group", "16.2.0", top_k=1)[0].url_path
+            if "16.4.6" in versions:
+                line["new"] = search(index, embedder, "route group", "16.4.6", top_k=1)[0].text
+            with log.open("a") as out:
+                out.write(json.dumps(line) + "\\n")
+            if "new" in line:
+                sys.exit(0)
+            time.sleep(0.05)
+    sys.exit(3)
+    """
+)
+
+
+def test_three_searchers_and_an_indexer_with_kill_9_at_random_points(tmp_path: Path) -> None:
+    """Three search processes (as three editor windows) keep answering while a version is
+    indexed; the indexer and one searcher are killed with SIGKILL at random points; the
+    rerun resumes, and the survivors see the new version within seconds, without restart."""
+    seed = random.randrange(1_000_000)
+    rng = random.Random(seed)
+    folder = tmp_path / "index"
+    embedder = HashingTestEmbedder()
+    with DocsIndex.open(StoreSettings(path=folder), embedder.spec) as index:
+        index.index_version("16.2.0", corpus("16.2.0"), embedder)
+
+    logs = [tmp_path / f"searcher-{n}.log" for n in range(3)]
+    searchers = [_spawn(SEARCHER, str(folder), str(log)) for log in logs]
+    writer = _spawn(WRITER, str(folder))
+    try:
+        _wait_for(lambda: all(_lines(log) for log in logs), "every searcher to answer")
+        kill_writer_after = rng.randint(1, 4)
+        assert writer.stdout is not None
+        for line in writer.stdout:
+            if line.split() == ["progress", str(kill_writer_after)]:
+                break
+        else:
+            pytest.fail(f"seed {seed}: the writer ended early: {writer.communicate()[1]}")
+        time.sleep(rng.uniform(0.0, 0.3))  # somewhere inside the next batch
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+        chosen = rng.randrange(3)
+        victim = searchers.pop(chosen)
+        logs.pop(chosen)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=30)
+
+        counts = [len(_lines(log)) for log in logs]
+        _wait_for(
+            lambda: all(len(_lines(log)) > n + 3 for log, n in zip(logs, counts, strict=True)),
+            f"seed {seed}: the survivors to keep answering after both kills",
+        )
+
+        rerun = _spawn(WRITER, str(folder))
+        out, err = rerun.communicate(timeout=120)
+        assert rerun.returncode == 0, f"seed {seed}: {err}"
+        finished_at = time.time()
+        assert "finished" in out
+        for searcher in searchers:
+            _, err = searcher.communicate(timeout=60)
+            assert searcher.returncode == 0, f"seed {seed}: {err}"
+    finally:
+        for process in [*searchers, writer]:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+    for log in logs:
+        seen = _lines(log)
+        assert all(line["old"] == "/docs/app/route-groups" for line in seen), seed
+        assert all("16.2.0" in line["versions"] for line in seen), seed
+        assert seen[-1]["new"].endswith("in 16.4.6"), seed
+        first_new = next(line["at"] for line in seen if "16.4.6" in line["versions"])
+        assert first_new - finished_at < 5.0, seed
+    with DocsIndex.open(StoreSettings(path=folder), embedder.spec) as index:
+        assert index.versions() == ["16.2.0", "16.4.6"]
+        (stats,) = index.stats()
+        assert stats.points == 12  # 6 sections per version, every one changed in 16.4.6

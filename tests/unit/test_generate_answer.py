@@ -7,16 +7,9 @@ from collections.abc import Iterator, Sequence
 import pytest
 
 from raggin_lsp.corpus.model import CodeSnippet
-from raggin_lsp.generate import (
-    Answer,
-    ContextItem,
-    GenerationSettings,
-    OllamaUnreachableError,
-    Turn,
-    answer_question,
-    is_reachable,
-    list_models,
-)
+from raggin_lsp.generate import Answer, ContextItem, GenerationSettings, Turn
+from raggin_lsp.generate.answer import answer_question
+from raggin_lsp.generate.ollama_api import OllamaUnreachableError, is_reachable, list_models
 from raggin_lsp.retrieve.model import SearchResult
 from tests.support.fake_ollama import FakeOllama, FakeScript, closed_port_host
 

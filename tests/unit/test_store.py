@@ -1,5 +1,7 @@
 """The versioned, content-addressed index: what a user of `raggin-lsp index` would notice."""
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +21,6 @@ from raggin_lsp.store import (
     ProfileMismatchError,
     StoreSettings,
 )
-from raggin_lsp.store.locking import writer_lock
 from raggin_lsp.store.schema import MANIFEST_COLLECTION, collection_name, point_id
 from tests.unit.store_doubles import HashingTestEmbedder, corpus
 
@@ -29,9 +30,17 @@ def embedder() -> HashingTestEmbedder:
     return HashingTestEmbedder()
 
 
-@pytest.fixture
-def index(embedder: HashingTestEmbedder) -> Iterator[DocsIndex]:
-    with DocsIndex.open(StoreSettings(), embedder.spec, client=QdrantClient(":memory:")) as idx:
+@pytest.fixture(params=["edge", "server"])
+def index(
+    request: pytest.FixtureRequest, embedder: HashingTestEmbedder, tmp_path: Path
+) -> Iterator[DocsIndex]:
+    """Every behaviour holds for the embedded Qdrant Edge index and for a Qdrant server
+    (qdrant-client's local mode stands in for the server)."""
+    if request.param == "edge":
+        opened = DocsIndex.open(StoreSettings(path=tmp_path / "edge-index"), embedder.spec)
+    else:
+        opened = DocsIndex.open(StoreSettings(), embedder.spec, client=QdrantClient(":memory:"))
+    with opened as idx:
         yield idx
 
 
@@ -248,18 +257,40 @@ def test_server_collections_get_the_configured_shards_and_replicas(
     assert index.stats()[0].location == "http://qdrant.example:6333"
 
 
-def test_a_second_writer_waits_then_gives_up_with_a_clear_message(
+def test_a_second_writer_waits_then_gives_up_naming_the_first(
     embedder: HashingTestEmbedder, tmp_path: Path
 ) -> None:
     told: list[str] = []
     settings = StoreSettings(path=tmp_path / "qdrant", lock_timeout_seconds=0.5)
-    with (
-        writer_lock(settings.folder, timeout_seconds=1.0),
-        DocsIndex.open(settings, embedder.spec, on_wait=told.append) as index,
-        pytest.raises(IndexBusyError, match="Another raggin process"),
-    ):
+    holder_script = (
+        "import sys, time; from pathlib import Path; "
+        "from raggin_lsp.store.locking import writer_lock\n"
+        "with writer_lock(Path(sys.argv[1]), timeout_seconds=1):\n"
+        "    print('locked', flush=True); time.sleep(30)"
+    )
+    first = subprocess.Popen(
+        [sys.executable, "-c", holder_script, str(settings.folder), "index", "16.4.6"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stdout is not None
+        assert first.stdout.readline().strip() == "locked"
+        with (
+            DocsIndex.open(settings, embedder.spec, on_wait=told.append) as index,
+            pytest.raises(IndexBusyError, match=f"Process {first.pid} .*index 16.4.6"),
+        ):
+            index.index_version("16.2.0", corpus("16.2.0"), embedder)
+    finally:
+        first.kill()
+        first.wait()
+    assert len(told) == 1
+    assert told[0].startswith(f"process {first.pid} (")
+    assert told[0].endswith(f"is writing to the index in {settings.folder}; waiting for it")
+    # A killed holder releases the lock with its process: the next writer goes ahead.
+    with DocsIndex.open(settings, embedder.spec) as index:
         index.index_version("16.2.0", corpus("16.2.0"), embedder)
-    assert told == [f"another raggin process is indexing into {settings.folder}; waiting"]
+        assert index.versions() == ["16.2.0"]
 
 
 def test_a_reader_sees_a_completed_write_without_reopening(

@@ -1,0 +1,234 @@
+"""One embedding profile's sections in a Qdrant Edge shard: Qdrant's engine in-process.
+
+``qdrant-edge-py`` runs Qdrant's own segments, payload indexes, sparse IDF scoring and
+Query API (prefetch + RRF/DBSF fusion) inside this process. This module is the only one
+that imports it; it speaks the store's neutral types (:mod:`raggin_lsp.store.points`).
+
+Edge allows one open shard per directory and has no read-only mode; opening a shard that
+another handle holds can corrupt the holder. This class therefore never decides *which*
+directory to open: :mod:`raggin_lsp.store.generations` hands it a directory that this
+process alone owns.
+"""
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import qdrant_edge as qe
+
+from raggin_lsp.embed.base import ProfileSpec, SparseVector
+from raggin_lsp.store.points import (
+    RRF_K,
+    FusionMethod,
+    Hit,
+    QueryVector,
+    StoredPoint,
+    StoredVector,
+    dense_list,
+)
+from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
+
+_PAGE = 256
+
+
+def shard_config(spec: ProfileSpec) -> qe.EdgeConfig:
+    dense = qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine)
+    modifier = qe.Modifier.Idf if spec.sparse_uses_idf else None
+    return qe.EdgeConfig(
+        vectors={
+            TEXT: dense,
+            CODE: qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine),
+        },
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=modifier)},
+    )
+
+
+class EdgeCollection:
+    """Reads and writes of one shard directory (which the caller owns exclusively)."""
+
+    def __init__(self, shard: qe.EdgeShard, path: Path) -> None:
+        self._shard = shard
+        self.path = path
+
+    @classmethod
+    def create(cls, path: Path, spec: ProfileSpec) -> "EdgeCollection":
+        shard = qe.EdgeShard.create(str(path), shard_config(spec))
+        for name in KEYWORD_FIELDS:
+            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
+        shard.flush()
+        return cls(shard, path)
+
+    @classmethod
+    def load(cls, path: Path) -> "EdgeCollection":
+        """Open an existing shard; raises whatever Edge raises for a damaged one."""
+        return cls(qe.EdgeShard.load(str(path)), path)
+
+    def flush(self) -> None:
+        self._shard.flush()
+
+    def close(self) -> None:
+        self._shard.close()
+
+    # ----------------------------------------------------------------- writing
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        if points:
+            edge_points = [
+                qe.Point(point.id, _edge_vectors(point.vectors), dict(point.payload))
+                for point in points
+            ]
+            self._shard.update(qe.UpdateOperation.upsert_points(edge_points))
+
+    def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
+        for start in range(0, len(ids), _PAGE):
+            page: list[int | UUID | str] = list(ids[start : start + _PAGE])
+            self._shard.update(qe.UpdateOperation.set_payload(page, {"versions": list(versions)}))
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), _PAGE):
+            self._shard.update(qe.UpdateOperation.delete_points(list(ids[start : start + _PAGE])))
+
+    # ----------------------------------------------------------------- reading
+
+    def count(self, version: str | None = None) -> int:
+        query_filter = version_filter(version, None, None) if version is not None else None
+        return int(self._shard.count(qe.CountRequest(exact=True, filter=query_filter)))
+
+    def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for start in range(0, len(ids), _PAGE):
+            records = self._shard.retrieve(
+                list(ids[start : start + _PAGE]), with_payload=["versions"], with_vector=False
+            )
+            for record in records:
+                found[str(record.id)] = list((record.payload or {}).get("versions", []))
+        return found
+
+    def with_version(self, version: str, *, vectors: bool = False) -> Iterator[StoredPoint]:
+        """Every point listing ``version`` (payload always; vectors when asked)."""
+        offset: Any = None
+        query_filter = version_filter(version, None, None)
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset,
+                    limit=_PAGE,
+                    filter=query_filter,
+                    with_payload=True,
+                    with_vector=vectors,
+                )
+            )
+            for record in records:
+                yield StoredPoint(
+                    id=str(record.id),
+                    vectors=_neutral_vectors(record.vector) if vectors else {},
+                    payload=dict(record.payload or {}),
+                )
+            if offset is None:
+                return
+
+    def rank(
+        self,
+        name: str,
+        query: QueryVector,
+        version: str,
+        routers: Sequence[str] | None,
+        limit: int,
+        only: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        if limit <= 0 or (only is not None and not only):
+            return []
+        points = self._shard.query(
+            qe.QueryRequest(
+                limit=limit,
+                query=qe.Query.Nearest(_edge_query(query), using=name),
+                filter=version_filter(version, routers, only),
+                with_payload=True,
+            )
+        )
+        return [_hit(point) for point in points]
+
+    def fuse(
+        self,
+        method: FusionMethod,
+        queries: Mapping[str, QueryVector],
+        version: str,
+        routers: Sequence[str] | None,
+        limit: int,
+        candidates: int,
+        weights: Sequence[float] | None = None,
+    ) -> list[Hit]:
+        if limit <= 0 or not queries:
+            return []
+        query_filter = version_filter(version, routers, None)
+        prefetches = [
+            qe.Prefetch(
+                limit=candidates,
+                query=qe.Query.Nearest(_edge_query(vector), using=name),
+                filter=query_filter,
+            )
+            for name, vector in queries.items()
+        ]
+        fusion: Any = (
+            qe.Fusion.Rrf(k=RRF_K, weights=list(weights) if weights is not None else None)
+            if method == "rrf"
+            else qe.Fusion.Dbsf()
+        )
+        points = self._shard.query(
+            qe.QueryRequest(
+                limit=limit,
+                prefetches=prefetches,
+                query=fusion,
+                filter=query_filter,
+                with_payload=True,
+            )
+        )
+        return [_hit(point) for point in points]
+
+
+def version_filter(
+    version: str, routers: Sequence[str] | None, only: Sequence[str] | None
+) -> qe.Filter:
+    must: list[Any] = [qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))]
+    if routers is not None:
+        must.append(qe.FieldCondition(key="router", match=qe.MatchAny(any=list(routers))))
+    if only is not None:
+        must.append(qe.HasIdCondition(point_ids=set(only)))
+    return qe.Filter(must=must)
+
+
+def _edge_query(query: QueryVector) -> Any:
+    if isinstance(query, SparseVector):
+        return qe.SparseVector(indices=list(query.indices), values=list(query.values))
+    return dense_list(query)
+
+
+def _edge_vectors(vectors: Mapping[str, StoredVector]) -> dict[str, Any]:
+    return {
+        name: (
+            qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
+            if isinstance(vector, SparseVector)
+            else list(vector)
+        )
+        for name, vector in vectors.items()
+    }
+
+
+def _neutral_vectors(vector: Any) -> dict[str, StoredVector]:
+    if not isinstance(vector, dict):
+        return {}
+    neutral: dict[str, StoredVector] = {}
+    for name, value in vector.items():
+        if isinstance(value, qe.SparseVector):
+            neutral[name] = SparseVector(
+                indices=tuple(int(i) for i in value.indices),
+                values=tuple(float(v) for v in value.values),
+            )
+        else:
+            neutral[name] = [float(v) for v in value]
+    return neutral
+
+
+def _hit(point: qe.ScoredPoint) -> Hit:
+    return Hit(id=str(point.id), score=float(point.score), payload=point.payload or {})

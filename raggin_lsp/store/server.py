@@ -1,0 +1,338 @@
+"""One embedding profile's sections in a Qdrant server or cluster, through qdrant-client.
+
+The same operations as :class:`raggin_lsp.store.edge.EdgeCollection`, sent to a server:
+prefetch per named vector fused by ``Fusion.RRF``/``Fusion.DBSF`` in one Query API call,
+payload filters executed by Qdrant. The server arbitrates concurrency, so no lock or copy
+is involved; the list of versions lives in the manifest collection
+(:mod:`raggin_lsp.store.manifest`).
+"""
+
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from raggin_lsp.embed.base import ProfileSpec, SparseVector
+from raggin_lsp.store import manifest
+from raggin_lsp.store.backends import Points, ReadView, WriteView
+from raggin_lsp.store.model import VersionInfo
+from raggin_lsp.store.points import (
+    RRF_K,
+    FusionMethod,
+    Hit,
+    QueryVector,
+    StoredPoint,
+    StoredVector,
+    dense_list,
+)
+from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
+from raggin_lsp.store.settings import StoreSettings
+
+_PAGE = 256
+_SCROLL_PAGE = 512
+
+
+def vectors_config(spec: ProfileSpec) -> dict[str, models.VectorParams]:
+    dense = models.VectorParams(size=spec.dense_dim, distance=models.Distance.COSINE)
+    return {TEXT: dense, CODE: dense.model_copy()}
+
+
+def sparse_vectors_config(spec: ProfileSpec) -> dict[str, models.SparseVectorParams]:
+    modifier = models.Modifier.IDF if spec.sparse_uses_idf else None
+    return {SPARSE: models.SparseVectorParams(modifier=modifier)}
+
+
+class ServerCollection:
+    def __init__(self, client: QdrantClient, collection: str) -> None:
+        self.client = client
+        self.collection = collection
+
+    def ensure(self, spec: ProfileSpec, *, shard_number: int, replication_factor: int) -> None:
+        if self.client.collection_exists(self.collection):
+            return
+        self.client.create_collection(
+            self.collection,
+            vectors_config=vectors_config(spec),
+            sparse_vectors_config=sparse_vectors_config(spec),
+            shard_number=shard_number,
+            replication_factor=replication_factor,
+            metadata={"profile": spec.name, "fingerprint": spec.fingerprint},
+        )
+        with warnings.catch_warnings():
+            # Local mode (parity tests) warns that payload indexes do nothing there.
+            warnings.simplefilter("ignore", UserWarning)
+            for field in KEYWORD_FIELDS:
+                self.client.create_payload_index(
+                    self.collection, field, models.PayloadSchemaType.KEYWORD
+                )
+
+    def exists(self) -> bool:
+        return self.client.collection_exists(self.collection)
+
+    # ----------------------------------------------------------------- writing
+
+    def upsert(self, points: Sequence[StoredPoint]) -> None:
+        if points:
+            self.client.upsert(
+                self.collection,
+                points=[
+                    models.PointStruct(
+                        id=point.id,
+                        vector=_qdrant_vectors(point.vectors),
+                        payload=dict(point.payload),
+                    )
+                    for point in points
+                ],
+                wait=True,
+            )
+
+    def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
+        for start in range(0, len(ids), _PAGE):
+            self.client.set_payload(
+                self.collection,
+                payload={"versions": list(versions)},
+                points=list(ids[start : start + _PAGE]),
+                wait=True,
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), _PAGE):
+            self.client.delete(
+                self.collection,
+                points_selector=models.PointIdsList(points=list(ids[start : start + _PAGE])),
+                wait=True,
+            )
+
+    # ----------------------------------------------------------------- reading
+
+    def count(self, version: str | None = None) -> int:
+        if not self.exists():
+            return 0
+        query_filter = qdrant_filter(version, None, None) if version is not None else None
+        return self.client.count(self.collection, count_filter=query_filter, exact=True).count
+
+    def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for start in range(0, len(ids), _PAGE):
+            records = self.client.retrieve(
+                self.collection,
+                ids=list(ids[start : start + _PAGE]),
+                with_payload=["versions"],
+                with_vectors=False,
+            )
+            for record in records:
+                found[str(record.id)] = list((record.payload or {}).get("versions", []))
+        return found
+
+    def with_version(self, version: str | None, *, vectors: bool = False) -> Iterator[StoredPoint]:
+        """Every point listing ``version`` (every point at all when None)."""
+        if not self.exists():
+            return
+        offset: models.ExtendedPointId | None = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection,
+                scroll_filter=qdrant_filter(version, None, None),
+                limit=_SCROLL_PAGE,
+                offset=offset,
+                with_payload=True,
+                with_vectors=vectors,
+            )
+            for record in records:
+                yield StoredPoint(
+                    id=str(record.id),
+                    vectors=_neutral_vectors(record.vector) if vectors else {},
+                    payload=dict(record.payload or {}),
+                )
+            if offset is None:
+                return
+
+    def rank(
+        self,
+        name: str,
+        query: QueryVector,
+        version: str,
+        routers: Sequence[str] | None,
+        limit: int,
+        only: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        if limit <= 0 or (only is not None and not only):
+            return []
+        points = self.client.query_points(
+            self.collection,
+            query=_qdrant_query(query),
+            using=name,
+            query_filter=qdrant_filter(version, routers, only),
+            limit=limit,
+            with_payload=True,
+        ).points
+        return [_hit(point) for point in points]
+
+    def fuse(
+        self,
+        method: FusionMethod,
+        queries: Mapping[str, QueryVector],
+        version: str,
+        routers: Sequence[str] | None,
+        limit: int,
+        candidates: int,
+        weights: Sequence[float] | None = None,
+    ) -> list[Hit]:
+        if limit <= 0 or not queries:
+            return []
+        query_filter = qdrant_filter(version, routers, None)
+        prefetch = [
+            models.Prefetch(
+                query=_qdrant_query(vector), using=name, filter=query_filter, limit=candidates
+            )
+            for name, vector in queries.items()
+        ]
+        fusion_query: models.Query
+        if method == "dbsf":
+            fusion_query = models.FusionQuery(fusion=models.Fusion.DBSF)
+        elif weights is None:
+            fusion_query = models.FusionQuery(fusion=models.Fusion.RRF)
+        else:
+            fusion_query = models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=list(weights)))
+        points = self.client.query_points(
+            self.collection,
+            prefetch=prefetch,
+            query=fusion_query,
+            query_filter=query_filter,
+            limit=limit,
+            with_payload=True,
+        ).points
+        return [_hit(point) for point in points]
+
+
+class _ServerWriteView:
+    def __init__(self, backend: "ServerBackend") -> None:
+        self._backend = backend
+        self.points: Points = backend.points
+
+    def entry(self, version: str) -> VersionInfo | None:
+        for info in manifest.entries(self._backend.client, self._backend.collection):
+            if info.version == version:
+                return info
+        return None
+
+    def put_entry(self, version: str, *, complete: bool, sections: int, started_at: float) -> None:
+        manifest.put(
+            self._backend.client,
+            self._backend.collection,
+            self._backend.spec,
+            version,
+            complete=complete,
+            sections=sections,
+            started_at=started_at,
+        )
+
+    def delete_entry(self, version: str) -> None:
+        manifest.delete(self._backend.client, self._backend.collection, version)
+
+    def checkpoint(self) -> None:
+        """Every server write waited for its acknowledgement already."""
+
+
+class ServerBackend:
+    def __init__(
+        self, settings: StoreSettings, spec: ProfileSpec, collection: str, client: QdrantClient
+    ) -> None:
+        self.settings = settings
+        self.spec = spec
+        self.collection = collection
+        self.client = client
+        self.points = ServerCollection(client, collection)
+
+    def read(self) -> ReadView:
+        entries = manifest.entries(self.client, self.collection)
+        return ReadView(points=self.points if self.points.exists() else None, entries=entries)
+
+    def all_entries(self) -> list[VersionInfo]:
+        return manifest.entries(self.client, None)
+
+    def counts(self) -> dict[str, int]:
+        names = {info.collection for info in self.all_entries()} | {self.collection}
+        return {name: ServerCollection(self.client, name).count() for name in names}
+
+    @contextmanager
+    def writing(self) -> Iterator[WriteView]:
+        manifest.ensure(
+            self.client,
+            shard_number=self.settings.shard_number,
+            replication_factor=self.settings.replication_factor,
+        )
+        self.points.ensure(
+            self.spec,
+            shard_number=self.settings.shard_number,
+            replication_factor=self.settings.replication_factor,
+        )
+        yield _ServerWriteView(self)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def server_error_message(error: BaseException) -> str | None:
+    """A sentence for people when ``error`` is a Qdrant server failing or unreachable."""
+    from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+    if isinstance(error, ResponseHandlingException):
+        return (
+            f"Cannot reach the Qdrant server ({error}). Check --qdrant-url / qdrantUrl and "
+            "that the server is running."
+        )
+    if isinstance(error, UnexpectedResponse):
+        return f"The Qdrant server refused the request: {error}"
+    return None
+
+
+def qdrant_filter(
+    version: str | None, routers: Sequence[str] | None, only: Sequence[str] | None
+) -> models.Filter:
+    must: list[models.Condition] = []
+    if version is not None:
+        must.append(models.FieldCondition(key="versions", match=models.MatchValue(value=version)))
+    if routers is not None:
+        must.append(models.FieldCondition(key="router", match=models.MatchAny(any=list(routers))))
+    if only is not None:
+        must.append(models.HasIdCondition(has_id=list(only)))
+    return models.Filter(must=must)
+
+
+def _qdrant_query(query: QueryVector) -> models.SparseVector | list[float]:
+    if isinstance(query, SparseVector):
+        return models.SparseVector(indices=list(query.indices), values=list(query.values))
+    return dense_list(query)
+
+
+def _qdrant_vectors(vectors: Mapping[str, StoredVector]) -> dict[str, Any]:
+    return {
+        name: (
+            models.SparseVector(indices=list(vector.indices), values=list(vector.values))
+            if isinstance(vector, SparseVector)
+            else list(vector)
+        )
+        for name, vector in vectors.items()
+    }
+
+
+def _neutral_vectors(vector: Any) -> dict[str, StoredVector]:
+    if not isinstance(vector, dict):
+        return {}
+    neutral: dict[str, StoredVector] = {}
+    for name, value in vector.items():
+        if isinstance(value, models.SparseVector):
+            neutral[name] = SparseVector(
+                indices=tuple(int(i) for i in value.indices),
+                values=tuple(float(v) for v in value.values),
+            )
+        elif isinstance(value, list):
+            neutral[name] = [float(v) for v in value]
+    return neutral
+
+
+def _hit(point: models.ScoredPoint) -> Hit:
+    return Hit(id=str(point.id), score=float(point.score), payload=point.payload or {})
