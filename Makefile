@@ -34,11 +34,16 @@ lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff format --check raggin_lsp tests
 	$(BIN)/mypy
 
-bench: $(STAMP) ## Print the performance table (index throughput, latency, RSS)
-	$(BIN)/python -m raggin_lsp bench
+# The version the README's figures are measured on (light profile).
+MEASURED_VERSION ?= 16.4.6
 
-eval: $(STAMP) ## Retrieval quality over corpus/eval/questions.yaml, all strategies
-	$(BIN)/python -m raggin_lsp eval
+bench: $(STAMP) ## Print the performance table (index throughput, latency, RSS) for $(MEASURED_VERSION)
+	$(BIN)/python -m raggin_lsp bench --version $(MEASURED_VERSION)
+
+eval: $(STAMP) ## Retrieval quality on the test split ($(MEASURED_VERSION), light): strategies, then each stage on/off
+	$(BIN)/python -m raggin_lsp index $(MEASURED_VERSION) --profile light -q
+	$(BIN)/python -m raggin_lsp eval --profile light --version $(MEASURED_VERSION) --split test --no-plot
+	$(BIN)/python -m raggin_lsp eval --profile light --version $(MEASURED_VERSION) --split test --ablation
 
 versions-snapshot: $(STAMP) ## Regenerate corpus/versions.yaml from the npm registry
 	$(BIN)/python -m raggin_lsp versions --refresh-snapshot corpus/versions.yaml

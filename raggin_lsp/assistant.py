@@ -14,14 +14,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from raggin_lsp import paths
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import get_profile_spec
 
 # The model types only: the Ollama client (half a second to import) loads on first use.
 from raggin_lsp.generate.model import Answer, ContextItem, GenerationSettings, Turn
+from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map, cached_docs_map
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.retrieve.search import search as search_index
+from raggin_lsp.retrieve.stages import DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexProgress, IndexReport
@@ -61,6 +64,7 @@ class AssistantConfig:
     generation: dict[str, Any] = field(default_factory=dict)  # temperature, num_ctx, top_p, ...
     top_k: int = 5
     fusion: str = DEFAULT_FUSION
+    stages: Stages = DEFAULT_STAGES
     history_turns: int = 3
     auto_index: bool = True
 
@@ -94,6 +98,7 @@ class Assistant:
         self._embedder: Embedder | None = None
         self._index: DocsIndex | None = None
         self._catalog: Catalog | None = None
+        self._docs_maps: dict[tuple[str, float | None], DocsMap] = {}
 
     # ----------------------------------------------------------------- loading
 
@@ -224,9 +229,12 @@ class Assistant:
         top_k: int | None = None,
         fusion: str | None = None,
         one_per_page: bool = DEFAULT_ONE_PER_PAGE,
+        stages: Stages | None = None,
     ) -> list[SearchResult]:
+        chosen = stages if stages is not None else self.config.stages
+        index = self.index_store
         return search_index(
-            self.index_store,
+            index,
             self.embedder,
             query,
             version,
@@ -235,7 +243,33 @@ class Assistant:
             top_k=top_k if top_k is not None else self.config.top_k,
             fusion=fusion or self.config.fusion,  # type: ignore[arg-type]
             one_per_page=one_per_page,
+            stages=chosen,
+            docs_map=self.docs_map(version) if chosen.needs_docs_map else None,
         )
+
+    def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
+        """Read what each indexed version's docs say about their APIs now (the retrieval
+        stages need it), so that the first search does not wait for it."""
+        if not self.config.stages.needs_docs_map:
+            return
+        for version in self.indexed_versions():
+            if progress is not None:
+                progress(f"Reading the API pages of the Next.js {version} docs")
+            self.docs_map(version)
+
+    def docs_map(self, version: str) -> DocsMap:
+        """What ``version``'s docs say about their APIs (built once, then cached on disk)."""
+        index = self.index_store
+        index.require_version(version)
+        info = next(i for i in index.version_infos() if i.version == version and i.complete)
+        key = (version, info.completed_at)
+        if key not in self._docs_maps:
+            self._docs_maps[key] = cached_docs_map(
+                f"{info.collection}-{version}-{info.completed_at}-{info.sections}",
+                paths.cache_dir() / "docs-maps",
+                lambda: build_docs_map(version, index.payloads_of(version)),
+            )
+        return self._docs_maps[key]
 
     async def ask(
         self,

@@ -27,8 +27,7 @@ _INDEX_INPUTS = (
     "raggin_lsp/embed",
     "raggin_lsp/store/schema.py",
     "raggin_lsp/store/manifest.py",
-    "raggin_lsp/store/edge.py",
-    "raggin_lsp/store/embedded.py",
+    "raggin_lsp/store/format.py",
 )
 
 

@@ -102,6 +102,8 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
     report.add(*_store_rows(index_path, options, say))
 
     if options.lsp:
+        second = _second_profile_on_disk(index_path)
+        report.context["second profile on disk"] = f"{second.name} ({_megabytes(second)} MB)"
         say("Timing the language server")
         plan = lsp.LspPlan(
             str(index_path),
@@ -302,6 +304,29 @@ def _in_process_rows(
         )
     )
     return rows
+
+
+def _second_profile_on_disk(index_path: Path) -> Path:
+    """A second embedding profile's data beside the light one, as on a machine that
+    indexed with both: the server must not pay for collections it does not search. It is
+    a copy of the light collection under another profile's name (same size on disk)."""
+    from raggin_lsp.store.embedded import MANIFEST, ProfileFolder, profile_folders
+
+    folders = [f for f in profile_folders(index_path) if not f.collection.endswith("bench")]
+    target = index_path / "raggin_second-profile_bench"
+    current = folders[0].current() if folders else None
+    if current is not None and ProfileFolder(index_path, target.name).current() is None:
+        copy = target / current.name
+        shutil.copytree(current, copy)
+        manifest = json.loads((copy / MANIFEST).read_text(encoding="utf-8"))
+        manifest.update(collection=target.name, profile="second-profile", fingerprint="bench")
+        (copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    return target
+
+
+def _megabytes(folder: Path) -> int:
+    total = sum(p.stat().st_blocks * 512 for p in folder.rglob("*") if p.is_file())
+    return round(total / 2**20)
 
 
 def _store_rows(index_path: Path, options: BenchOptions, say: Say) -> list[Row]:

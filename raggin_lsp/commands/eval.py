@@ -1,4 +1,12 @@
-"""``raggin-lsp eval``: retrieval quality of the index on a question set, per strategy."""
+"""``raggin-lsp eval``: retrieval quality of the index on the question sets, per strategy.
+
+Questions come from ``corpus/eval/`` (clean and noisy sets) and are split by a hash of
+their id into ``tune`` (for choosing defaults and weights) and ``test`` (for reporting).
+By default no router is given to the search, as for a question asked outside a project:
+the search infers it from the question when its stages allow (``--router given`` passes
+each question's own router instead). ``--ablation`` turns each retrieval stage off in
+turn and prints one table.
+"""
 
 import argparse
 import json
@@ -9,41 +17,84 @@ from typing import Any
 
 from raggin_lsp.cli_support import EXIT_OK, note
 from raggin_lsp.commands.index import add_store_arguments, assistant_from, latest_indexed
-from raggin_lsp.eval.questions import DEFAULT_QUESTIONS_PATH, Question, load_questions
+from raggin_lsp.eval.questions import (
+    DEFAULT_QUESTION_PATHS,
+    SPLITS,
+    Question,
+    load_question_sets,
+)
 from raggin_lsp.eval.runner import ALL_STRATEGIES, DEFAULT_STRATEGY, Strategy, run_eval
+from raggin_lsp.retrieve.stages import DEFAULT_STAGES, NO_STAGES, Stages, parse_stage_settings
 
 # Results asked for per question: enough for the deepest metric (@10).
 EVAL_DEPTH = 10
+ABLATION_KEYS = ("P@1", "Hit@5", "R@5", "MRR@10", "nDCG@10", "p50_ms", "p95_ms", "n")
+
+
+def ablation_configs(base: Stages = DEFAULT_STAGES) -> list[tuple[str, Stages]]:
+    """No stage, the default, then the default with each stage turned off (on if off)."""
+    configs = [("no stages", NO_STAGES), ("default", base)]
+    for name in Stages.names():
+        on = getattr(base, name)
+        configs.append((f"{'without' if on else 'with'} {name}", base.with_stage(name, not on)))
+    return configs
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from raggin_lsp.eval.report import to_json, to_markdown, write_report
 
-    questions = load_questions(args.questions)
+    questions = load_question_sets(args.questions or DEFAULT_QUESTION_PATHS, args.split)
     if args.limit:
         questions = questions[: args.limit]
     strategies = [Strategy.from_name(name) for name in args.strategy] or list(ALL_STRATEGIES)
+    stages = parse_stage_settings(args.stages) if args.stages else DEFAULT_STAGES
     assistant = assistant_from(args)
     try:
         version = args.version or latest_indexed(assistant)
         assistant.index_store.require_version(version)
-        note(args, f"Evaluating {len(questions)} questions on Next.js {version} ({args.profile})")
+        note(
+            args,
+            f"Evaluating {len(questions)} questions ({args.split} split) on Next.js {version} "
+            f"({args.profile}), router {args.router}",
+        )
         assistant.search("warm up", version, top_k=1)  # model and index loading are not latency
 
-        def search(text: str, question: Question, strategy: Strategy) -> tuple[list[str], float]:
-            started = time.perf_counter()
-            results = assistant.search(
-                text,
-                version,
-                router=question.router,
-                top_k=EVAL_DEPTH,
-                fusion=strategy.fusion,
-                one_per_page=strategy.group_pages,
-            )
-            return [r.url_path for r in results], (time.perf_counter() - started) * 1000
+        def searcher(chosen: Stages) -> Any:
+            def search(
+                text: str, question: Question, strategy: Strategy
+            ) -> tuple[list[str], float]:
+                started = time.perf_counter()
+                results = assistant.search(
+                    text,
+                    version,
+                    router=question.router if args.router == "given" else None,
+                    top_k=EVAL_DEPTH,
+                    fusion=strategy.fusion,
+                    one_per_page=strategy.group_pages,
+                    stages=chosen,
+                )
+                return [r.url_path for r in results], (time.perf_counter() - started) * 1000
 
-        default = DEFAULT_STRATEGY if DEFAULT_STRATEGY in {s.name for s in strategies} else None
-        report = run_eval(questions, search, strategies, version=version, default_strategy=default)
+            return search
+
+        if args.ablation:
+            default = Strategy.from_name(DEFAULT_STRATEGY)
+            rows = {
+                label: run_eval(questions, searcher(config), [default], version=version)
+                for label, config in ablation_configs(stages)
+            }
+            table = _ablation_markdown(rows, version, args.split)
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "ablation.md").write_text(table, encoding="utf-8")
+            print(table)
+            return EXIT_OK
+
+        default_name = (
+            DEFAULT_STRATEGY if DEFAULT_STRATEGY in {s.name for s in strategies} else None
+        )
+        report = run_eval(
+            questions, searcher(stages), strategies, version=version, default_strategy=default_name
+        )
     finally:
         assistant.close()
     written = write_report(report, args.out, plot=not args.no_plot)
@@ -56,15 +107,51 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _ablation_markdown(rows: dict[str, Any], version: str, split: str) -> str:
+    lines = [
+        f"## Retrieval stages on/off (Next.js {version}, {split} split, {DEFAULT_STRATEGY})",
+        "",
+        "| stages | " + " | ".join(ABLATION_KEYS) + " |",
+        "|---|" + "|".join("---:" for _ in ABLATION_KEYS) + "|",
+    ]
+    for label, report in rows.items():
+        metrics = report.summary
+        cells = [
+            str(int(metrics[key])) if key == "n" else f"{metrics[key]:.3f}" for key in ABLATION_KEYS
+        ]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        for style, by_strategy in report.per_style.items() if len(report.per_style) > 1 else ():
+            metrics = next(iter(by_strategy.values()))
+            cells = [
+                str(int(metrics[key])) if key == "n" else f"{metrics[key]:.3f}"
+                for key in ABLATION_KEYS
+            ]
+            lines.append(f"| &nbsp;&nbsp;{style} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def add_eval_command(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "eval", help="retrieval quality (P@K, R@K, MRR, nDCG, latency) per strategy"
+        "eval", help="retrieval quality (P@K, R@K, Hit@K, MRR, nDCG, latency) per strategy"
     )
     parser.add_argument(
         "--questions",
         type=Path,
-        default=DEFAULT_QUESTIONS_PATH,
-        help="a YAML question set (default: corpus/eval/questions.yaml)",
+        action="append",
+        default=[],
+        help="a YAML question set; repeat (default: every set in corpus/eval/)",
+    )
+    parser.add_argument(
+        "--split",
+        choices=(*SPLITS, "all"),
+        default="test",
+        help="tune (choose settings on it), test (report it; the default) or all",
+    )
+    parser.add_argument(
+        "--router",
+        choices=("infer", "given"),
+        default="infer",
+        help="infer: no router given, as outside a project (default); given: the question's",
     )
     parser.add_argument("--version", help="indexed version (default: the newest indexed)")
     parser.add_argument(
@@ -73,6 +160,15 @@ def add_eval_command(subparsers: Any) -> None:
         default=[],
         metavar="NAME",
         help="rrf, dbsf, weighted, sparse or dense, optionally +pages; repeat (default: all)",
+    )
+    parser.add_argument(
+        "--stages",
+        default="",
+        metavar="SPEC",
+        help="turn retrieval stages on/off, e.g. 'hub_demotion=off,-api_routing'",
+    )
+    parser.add_argument(
+        "--ablation", action="store_true", help="one table: each retrieval stage on/off"
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
     parser.add_argument(

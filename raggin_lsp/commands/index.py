@@ -252,18 +252,22 @@ def cmd_push(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from raggin_lsp.retrieve.stages import DEFAULT_STAGES, parse_stage_settings
+
+    stages = parse_stage_settings(args.stages) if args.stages else DEFAULT_STAGES
     assistant = assistant_from(args)
     try:
-        version = args.version or latest_indexed(assistant)
+        version, router, why = _search_target(args, assistant)
         started = time.perf_counter()
         results = assistant.search(
             args.query,
             version,
-            router=args.router,
+            router=router,
             code=args.code,
             top_k=args.top_k,
             fusion=args.fusion,
             one_per_page=args.one_per_page,
+            stages=stages,
         )
         elapsed_ms = (time.perf_counter() - started) * 1000
     finally:
@@ -271,15 +275,60 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print_json([result.to_json() for result in results])
         return EXIT_OK
-    print(f"Next.js {version} docs, {args.fusion} fusion, {elapsed_ms:.0f} ms:")
+    print(f"Next.js {version} docs ({why}), {args.fusion} fusion, {elapsed_ms:.0f} ms:")
     for rank, result in enumerate(results, 1):
         print(f"\n{rank}. {result.heading}  (score {result.score:.3f})")
         print(f"   {result.url}")
+        for also in result.also:
+            print(f"   also for the other router: {also}")
+        if args.explain:
+            print("   " + _explain(result.scores))
         excerpt = " ".join(result.text.split())[:220]
         print(f"   {excerpt}")
     if not results:
         print("No matching sections.")
     return EXIT_OK
+
+
+# The per-stage scores --explain prints, in pipeline order.
+_EXPLAINED = (
+    ("sparse", "sparse"),
+    ("text", "dense"),
+    ("code", "code"),
+    ("fused", "fused"),
+    ("api", "API routing"),
+    ("hub", "hub"),
+    ("router", "other router"),
+    ("final", "final"),
+)
+
+
+def _explain(scores: dict[str, float]) -> str:
+    parts = [f"{label} {scores[key]:+.3f}" for key, label in _EXPLAINED if key in scores]
+    return "why: " + (", ".join(parts) if parts else "no scores")
+
+
+def _search_target(args: argparse.Namespace, assistant: "Assistant") -> tuple[str, str | None, str]:
+    """Version and router as the editor would choose them: the project in the current
+    folder decides, unless given; outside a project the newest indexed version, and the
+    router the question implies."""
+    from raggin_lsp.project import choose_version, find_project
+
+    project = find_project(Path.cwd(), lambda spec: assistant.catalog().resolve(spec))
+    choice = choose_version(
+        requested=args.version,
+        configured="auto",
+        project=project,
+        indexed=assistant.indexed_versions(),
+        latest=None,
+    )
+    if choice is None:
+        return latest_indexed(assistant), args.router, "newest indexed"
+    router = args.router
+    if router is None and project is not None:
+        router = project.router_for(Path.cwd())
+    why = choice.reason + (f", {router} router" if router else "")
+    return choice.version, router, why
 
 
 def latest_indexed(assistant: "Assistant") -> str:
@@ -335,8 +384,14 @@ def add_index_commands(subparsers: Any) -> None:
 
     search = subparsers.add_parser("search", help="search the indexed docs")
     search.add_argument("query", metavar="QUESTION")
-    search.add_argument("--version", help="indexed version (default: the newest indexed)")
-    search.add_argument("--router", choices=("app", "pages"))
+    search.add_argument(
+        "--version", help="docs version (default: the project's here, else the newest indexed)"
+    )
+    search.add_argument(
+        "--router",
+        choices=("app", "pages"),
+        help="default: the project's here, else the one the question implies",
+    )
     search.add_argument("--code", help="a code snippet to match against the docs' code")
     search.add_argument("--top-k", type=int, default=5)
     search.add_argument("--fusion", choices=STRATEGIES, default=DEFAULT_FUSION)
@@ -347,5 +402,12 @@ def add_index_commands(subparsers: Any) -> None:
         help="list every matching section, not only the best one per page",
     )
     search.add_argument("--json", action="store_true", help="print JSON")
+    search.add_argument("--explain", action="store_true", help="show each stage's score per result")
+    search.add_argument(
+        "--stages",
+        default="",
+        metavar="SPEC",
+        help="turn retrieval stages on/off, e.g. 'hub_demotion=off,-api_routing'",
+    )
     add_store_arguments(search)
     search.set_defaults(handler=cmd_search)

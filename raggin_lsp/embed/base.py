@@ -48,7 +48,10 @@ class Embedder(Protocol):
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> list[Embedding]: ...
 
-    def embed_query(self, text: str) -> Embedding: ...
+    def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
+        """The dense vector of ``text``; the sparse one of ``sparse_text`` when given (a
+        long question's full text, while ``text`` is its focus for the dense model)."""
+        ...
 
     def count_tokens(self, text: str) -> int:
         """Tokens the model would see for ``text`` (used to size chunks)."""

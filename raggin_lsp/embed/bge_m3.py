@@ -198,9 +198,12 @@ class BgeM3Embedder:
             progress=progress,
         )
 
-    def embed_query(self, text: str) -> Embedding:
+    def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         # BGE-M3 embeds queries and documents alike (no instruction prefix).
-        return self._embed_batch([text])[0]
+        if sparse_text is None or sparse_text == text:
+            return self._embed_batch([text])[0]
+        dense, sparse = self._embed_batch([text, sparse_text])  # one forward pass
+        return Embedding(dense=dense.dense, sparse=sparse.sparse)
 
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=True))

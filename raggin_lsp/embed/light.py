@@ -101,9 +101,9 @@ class LightEmbedder:
             progress=progress,
         )
 
-    def embed_query(self, text: str) -> Embedding:
+    def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         dense = next(iter(self._dense.query_embed(text)))
-        sparse = next(iter(self._sparse.query_embed(text)))
+        sparse = next(iter(self._sparse.query_embed(sparse_text or text)))
         return Embedding(dense=np.asarray(dense, dtype=np.float32), sparse=to_sparse_vector(sparse))
 
     def count_tokens(self, text: str) -> int:

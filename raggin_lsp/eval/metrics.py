@@ -15,6 +15,7 @@ Definitions on the deduplicated list ``pages`` and the gold set ``G``:
 - ``P@K = |pages[:K] ∩ G| / K`` (K is the divisor even when fewer than K pages came back:
   an empty slot is a wasted slot).
 - ``R@K = |pages[:K] ∩ G| / |G|``.
+- ``Hit@K = 1`` when any gold page is among ``pages[:K]``, else 0 (``Hit@1 = P@1``).
 - ``MRR@10 = 1 / rank`` of the first relevant page within the top 10, else 0.
 - ``nDCG@10 = DCG / IDCG`` with ``DCG = Σ rel_i / log2(i + 1)`` over ranks ``i = 1..10`` and
   IDCG the DCG of ``min(|G|, 10)`` relevant pages at the top.
@@ -25,15 +26,17 @@ Latency percentiles interpolate linearly between the closest ranks, as numpy's d
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 K_VALUES: tuple[int, ...] = (1, 3, 5, 10)
+HIT_VALUES: tuple[int, ...] = (5, 10)
 RANK_CUTOFF = 10
 
 # The order of the keys in every report; tests and dashboards rely on it.
 METRIC_KEYS: tuple[str, ...] = (
     *(f"P@{k}" for k in K_VALUES),
     *(f"R@{k}" for k in K_VALUES),
+    *(f"Hit@{k}" for k in HIT_VALUES),
     f"MRR@{RANK_CUTOFF}",
     f"nDCG@{RANK_CUTOFF}",
     "p50_ms",
@@ -70,6 +73,7 @@ class QuestionScore:
     recall: dict[int, float]
     mrr: float
     ndcg: float
+    hit: dict[int, float] = field(default_factory=dict)
 
 
 def score_ranking(ranked: Sequence[str], gold: Iterable[str]) -> QuestionScore:
@@ -87,7 +91,8 @@ def score_ranking(ranked: Sequence[str], gold: Iterable[str]) -> QuestionScore:
     dcg = sum(1.0 / math.log2(rank + 1) for rank, hit in enumerate(hits[:RANK_CUTOFF], 1) if hit)
     ideal_hits = min(len(gold_pages), RANK_CUTOFF)
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, ideal_hits + 1))
-    return QuestionScore(precision=precision, recall=recall, mrr=mrr, ndcg=dcg / ideal)
+    hit = {k: float(any(hits[:k])) for k in HIT_VALUES}
+    return QuestionScore(precision=precision, recall=recall, mrr=mrr, ndcg=dcg / ideal, hit=hit)
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -116,6 +121,8 @@ def aggregate(scores: Sequence[QuestionScore], latencies_ms: Sequence[float]) ->
         result[f"P@{k}"] = mean(s.precision[k] for s in scores)
     for k in K_VALUES:
         result[f"R@{k}"] = mean(s.recall[k] for s in scores)
+    for k in HIT_VALUES:
+        result[f"Hit@{k}"] = mean(s.hit.get(k, 0.0) for s in scores)
     result[f"MRR@{RANK_CUTOFF}"] = mean(s.mrr for s in scores)
     result[f"nDCG@{RANK_CUTOFF}"] = mean(s.ndcg for s in scores)
     result["p50_ms"] = percentile(latencies_ms, 50)

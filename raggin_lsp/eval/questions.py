@@ -4,6 +4,7 @@ The schema is documented in ``corpus/eval/README.md``. Unknown keys are ignored 
 question set can carry notes for humans, and other sets in the same schema load too.
 """
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +21,16 @@ Kind = Literal["api", "how-to", "concept", "config", "error", "complex"]
 ROUTERS: tuple[str, ...] = get_args(Router)
 KINDS: tuple[str, ...] = get_args(Kind)
 
-# The set shipped with the repository; only present in a source checkout.
-DEFAULT_QUESTIONS_PATH = Path(__file__).resolve().parents[2] / "corpus" / "eval" / "questions.yaml"
+# The sets shipped with the repository (only present in a source checkout): short, clean
+# questions, and long, noisy ones written the way developers post in issues and forums.
+EVAL_DIR = Path(__file__).resolve().parents[2] / "corpus" / "eval"
+DEFAULT_QUESTIONS_PATH = EVAL_DIR / "questions.yaml"
+NOISY_QUESTIONS_PATH = EVAL_DIR / "questions-noisy.yaml"
+DEFAULT_QUESTION_PATHS = (DEFAULT_QUESTIONS_PATH, NOISY_QUESTIONS_PATH)
+
+# Every default and weight is chosen on "tune"; quality is reported on "test".
+Split = Literal["tune", "test"]
+SPLITS: tuple[str, ...] = get_args(Split)
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 _CONSTRAINT = re.compile(r"^(>=|<=|==|>|<)?\s*(\d+\.\d+\.\d+)$")
@@ -76,6 +85,12 @@ class Question:
     version: VersionRange | None = None  # the question only makes sense for these versions
     # Answers that differ by version: key = first docs version the answer holds for.
     gold_by_version: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    style: str = "clean"  # "noisy": long, with logs, typos and old names
+
+    @property
+    def split(self) -> Split:
+        """Fixed by the id alone, so adding questions never moves existing ones."""
+        return split_of(self.id)
 
     def applies_to(self, version: str) -> bool:
         return self.version is None or self.version.contains(version)
@@ -98,6 +113,31 @@ class Question:
     @property
     def version_sensitive(self) -> bool:
         return len({self.gold_pages(v) for v in self.gold_by_version}) > 1
+
+
+def split_of(question_id: str) -> Split:
+    """Half the questions (by a hash of the id) tune the retrieval; the others test it."""
+    digest = hashlib.sha256(question_id.encode("utf-8")).digest()
+    return "tune" if digest[0] % 2 == 0 else "test"
+
+
+def load_question_sets(
+    paths: Iterable[Path | str] = DEFAULT_QUESTION_PATHS, split: str = "all"
+) -> list[Question]:
+    """Every question of several files (ids unique across them), of one split or ``all``."""
+    if split not in (*SPLITS, "all"):
+        raise QuestionSetError(f"Unknown split {split!r}; use tune, test or all.")
+    questions: list[Question] = []
+    seen: dict[str, Path] = {}
+    for path in paths:
+        for question in load_questions(path):
+            if question.id in seen:
+                raise QuestionSetError(
+                    f"Question id '{question.id}' is in both {seen[question.id]} and {path}"
+                )
+            seen[question.id] = Path(path)
+            questions.append(question)
+    return [q for q in questions if split == "all" or q.split == split]
 
 
 def load_questions(path: Path | str = DEFAULT_QUESTIONS_PATH) -> list[Question]:
@@ -195,6 +235,7 @@ def _build(entry: Mapping[str, Any]) -> Question:
         kind=cast(Kind, entry["kind"]),
         version=VersionRange.parse(str(version)) if version is not None else None,
         gold_by_version={str(key): tuple(value) for key, value in by_version.items()},
+        style=str(entry.get("style", "clean")),
     )
 
 

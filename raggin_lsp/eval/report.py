@@ -35,6 +35,10 @@ def to_json(report: EvalReport) -> dict[str, Any]:
             kind: {name: _rounded(m) for name, m in by_strategy.items()}
             for kind, by_strategy in report.per_kind.items()
         },
+        "per_style": {
+            style: {name: _rounded(m) for name, m in by_strategy.items()}
+            for style, by_strategy in report.per_style.items()
+        },
     }
 
 
@@ -63,6 +67,10 @@ def to_markdown(report: EvalReport) -> str:
     scope = f" (Next.js {report.version})" if report.version else ""
     lines = [f"## Retrieval quality{scope}", ""]
     lines += _table(report.strategies, "strategy", report.default_strategy)
+    for style, by_strategy in report.per_style.items() if len(report.per_style) > 1 else ():
+        n = next(iter(by_strategy.values()))["n"] if by_strategy else 0
+        lines += ["", f"### {style} questions ({int(n)})", ""]
+        lines += _table(by_strategy, "strategy", report.default_strategy)
     for kind, by_strategy in report.per_kind.items():
         n = next(iter(by_strategy.values()))["n"] if by_strategy else 0
         lines += ["", f"### kind: {kind} ({int(n)} questions)", ""]

@@ -57,6 +57,7 @@ class QuestionResult:
     question_id: str
     kind: str
     strategy: str
+    style: str
     gold: tuple[str, ...]
     pages: tuple[str, ...]  # deduplicated result pages, best first
     latency_ms: float
@@ -68,6 +69,7 @@ class EvalReport:
     strategies: dict[str, dict[str, float]]  # strategy name -> metrics (METRIC_KEYS order)
     per_kind: dict[str, dict[str, dict[str, float]]]  # kind -> strategy name -> metrics
     default_strategy: str
+    per_style: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     version: str | None = None
     results: list[QuestionResult] = field(default_factory=list)
 
@@ -111,6 +113,7 @@ def run_eval(
                     question_id=question.id,
                     kind=question.kind,
                     strategy=strategy.name,
+                    style=question.style,
                     gold=gold,
                     pages=tuple(unique_pages(ranked)),
                     latency_ms=float(latency_ms),
@@ -130,9 +133,18 @@ def run_eval(
         }
         for kind in kinds_present
     }
+    styles = sorted({q.style for q in asked})
+    per_style = {
+        style: {
+            name: metrics_of([r for r in results if r.strategy == name and r.style == style])
+            for name in names
+        }
+        for style in styles
+    }
     return EvalReport(
         strategies=overall,
         per_kind=per_kind,
+        per_style=per_style,
         default_strategy=default_strategy,
         version=version,
         results=results,

@@ -18,8 +18,10 @@ class SearchResult:
     code: tuple[CodeSnippet, ...]
     router: str
     tag: str
-    score: float  # fused score
-    scores: dict[str, float] = field(default_factory=dict)  # per modality: sparse, text, code
+    score: float  # final score after every retrieval stage
+    # Per stage, for --explain: sparse, text, code (raw), fused, api, hub, router, final.
+    scores: dict[str, float] = field(default_factory=dict)
+    also: tuple[str, ...] = ()  # the same page for the other router (an App/Pages twin)
 
     @property
     def heading(self) -> str:
@@ -49,4 +51,5 @@ class SearchResult:
             "tag": self.tag,
             "score": self.score,
             "scores": dict(self.scores),
+            "also": list(self.also),
         }

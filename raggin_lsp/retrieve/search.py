@@ -19,8 +19,11 @@ from typing import Any
 
 from raggin_lsp.corpus.urls import absolute_links, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
+from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map
 from raggin_lsp.retrieve.fusion import DEFAULT_WEIGHTS, weighted_fusion
 from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.query import QueryAnalysis, analyze, find_identifiers, implied_router
+from raggin_lsp.retrieve.stages import DEFAULT_STAGE_WEIGHTS, DEFAULT_STAGES, Stages, StageWeights
 from raggin_lsp.retrieve.strategies import (
     DEFAULT_FUSION,
     STRATEGIES,
@@ -30,6 +33,8 @@ from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.points import FusionMethod, Hit, QueryVector
 from raggin_lsp.store.schema import CODE, SPARSE, TEXT, section_from_payload
 
+# The router the docs present first and recommend, preferred when nothing says which.
+DEFAULT_ROUTER = "app"
 # Routers whose pages hold for both the App Router and the Pages Router.
 SHARED_ROUTERS = ("architecture", "community")
 # Candidates each modality contributes to fusion, per result asked for.
@@ -37,6 +42,9 @@ _CANDIDATES_PER_RESULT = 4
 _MIN_CANDIDATES = 20
 # With one_per_page, sections fetched per result before keeping one per page.
 _PAGE_OVERFETCH = 4
+# Extra results fetched so that collapsing App/Pages twins still fills top_k.
+_TWIN_ROOM = 10
+_SINGLE = ("sparse", "dense")
 
 
 def search(
@@ -51,43 +59,223 @@ def search(
     fusion: Strategy = DEFAULT_FUSION,
     one_per_page: bool = False,
     latest_major: int | None = None,
+    stages: Stages = DEFAULT_STAGES,
+    weights: StageWeights = DEFAULT_STAGE_WEIGHTS,
+    docs_map: DocsMap | None = None,
 ) -> list[SearchResult]:
     """The ``top_k`` best sections of ``version`` for ``query`` (and ``code``, if given).
 
     Raises ``NotIndexedError`` when ``version`` is not completely indexed.
-    ``latest_major`` decides the form of nextjs.org links (default: the newest major
-    among the index's complete versions).
+    ``router`` (the project's) filters; without it, the router the question implies is
+    preferred (``stages.infer_router``). ``docs_map`` (what the version's docs say about
+    their APIs, :mod:`.docsmap`) is built from the index when a stage needs it and none
+    is given. ``latest_major`` decides the form of nextjs.org links (default: the newest
+    major among the index's complete versions).
     """
     if fusion not in STRATEGIES:
         raise ValueError(f"unknown fusion {fusion!r}; choose one of {', '.join(STRATEGIES)}")
     index.require_version(version)
     if top_k <= 0:
         return []
-    limit = top_k * _PAGE_OVERFETCH if one_per_page else top_k
-    candidates = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-    queries = _modality_queries(embedder.embed_query(query), embedder, code, fusion)
-    if not queries:
-        return []
+    analysis = analyze(query) if stages.clean_query else plain_query(query)
+    if stages.needs_docs_map and docs_map is None:
+        docs_map = build_docs_map(version, index.payloads_of(version))
+    routed = _routed_pages(analysis, docs_map, stages)
+    new_names = docs_map.new_names(analysis.identifiers) if docs_map and stages.old_names else []
 
+    limit = top_k * _PAGE_OVERFETCH if one_per_page else top_k
+    limit += _TWIN_ROOM if stages.collapse_twins else 0
+    candidates = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
+    main = _queries_for(embedder, analysis.focus, analysis.text, new_names, code, fusion)
+    if not main:
+        return []
+    parts = [
+        _queries_for(embedder, part, part, [], None, fusion)
+        for part in (analysis.parts if stages.sub_queries and fusion not in _SINGLE else ())
+    ]
     routers = allowed_routers(router)
-    if fusion in ("rrf", "dbsf"):
-        method: FusionMethod = "rrf" if fusion == "rrf" else "dbsf"
-        hits = index.fuse(method, queries, version, routers, limit, candidates)
-        scores = _scores_of(index, queries, version, routers, [hit.id for hit in hits])
-    elif fusion == "weighted":
-        hits, scores = _weighted(index, queries, version, routers, limit, candidates)
-    else:
-        ((name, vector),) = queries.items()
-        hits = index.rank(name, vector, version, routers, limit)
-        scores = {hit.id: {name: hit.score} for hit in hits}
+    hits, scores = _ranked(
+        index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
+    )
+    if routed:
+        hits, scores = _with_routed_pages(
+            index, hits, scores, main, routed, version, routers, candidates
+        )
+    preferred = router or (analysis.router if stages.infer_router else None)
+    hits = _rescored(hits, scores, routed, docs_map, preferred, stages, weights)
 
     major = latest_major if latest_major is not None else index.latest_major()
     results = [
         _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major) for hit in hits
     ]
+    if stages.collapse_twins and docs_map is not None:
+        # Nothing says which router: the docs' own default (nextjs.org/docs opens on it).
+        results = collapse_twins(results, docs_map, preferred or DEFAULT_ROUTER)
     if one_per_page:
         results = best_per_page(results)
     return results[:top_k]
+
+
+def plain_query(query: str) -> QueryAnalysis:
+    """The question as it is: no cleaning, no sub-queries (identifiers still found)."""
+    text = query.strip()
+    return QueryAnalysis(text, text, text, (), find_identifiers(text), implied_router(text))
+
+
+def _routed_pages(analysis: QueryAnalysis, docs_map: DocsMap | None, stages: Stages) -> list[str]:
+    if docs_map is None or not (stages.api_routing or stages.old_names):
+        return []
+    identifiers = analysis.identifiers
+    if not stages.api_routing:  # old names only
+        return [
+            page
+            for page in docs_map.pages_for(identifiers, old_names=True)
+            if page not in docs_map.pages_for(identifiers, old_names=False)
+        ]
+    return docs_map.pages_for(identifiers, old_names=stages.old_names)
+
+
+def _queries_for(
+    embedder: Embedder,
+    focus: str,
+    text: str,
+    extra_terms: Sequence[str],
+    code: str | None,
+    fusion: Strategy,
+) -> dict[str, QueryVector]:
+    """Named-vector queries: the dense one from ``focus``, the sparse one from ``text``."""
+    lexical = " ".join([text, *extra_terms])
+    embedding = embedder.embed_query(focus, sparse_text=lexical)
+    return _modality_queries(embedding, embedder, code, fusion)
+
+
+def _ranked(
+    index: DocsIndex,
+    fusion: Strategy,
+    main: Mapping[str, QueryVector],
+    parts: Sequence[Mapping[str, QueryVector]],
+    version: str,
+    routers: Sequence[str] | None,
+    limit: int,
+    candidates: int,
+    weights: StageWeights,
+) -> tuple[list[Hit], dict[str, dict[str, float]]]:
+    """Candidates fused per ``fusion``; sub-queries join with ``weights.part_weight``."""
+    if fusion in ("rrf", "dbsf"):
+        method: FusionMethod = "rrf" if fusion == "rrf" else "dbsf"
+        prefetches = [*main.items(), *(item for part in parts for item in part.items())]
+        share = [1.0] * len(main) + [weights.part_weight] * (len(prefetches) - len(main))
+        hits = index.fuse(
+            method,
+            prefetches,
+            version,
+            routers,
+            limit,
+            candidates,
+            weights=share if method == "rrf" and parts else None,
+        )
+        return hits, _scores_of(index, main, version, routers, [hit.id for hit in hits])
+    if fusion == "weighted":
+        hits, scores = _weighted(index, main, version, routers, limit, candidates)
+        if not parts:
+            return hits, scores
+        fused = {hit.id: hit.score for hit in hits}
+        by_id = {hit.id: hit for hit in hits}
+        for part in parts:
+            for hit in _weighted(index, part, version, routers, limit, candidates)[0]:
+                fused[hit.id] = fused.get(hit.id, 0.0) + weights.part_weight * hit.score
+                by_id.setdefault(hit.id, hit)
+        ranked = sorted(fused.items(), key=lambda item: -item[1])[:limit]
+        return [replace(by_id[key], score=score) for key, score in ranked], scores
+    ((name, vector),) = main.items()
+    hits = index.rank(name, vector, version, routers, limit)
+    return hits, {hit.id: {name: hit.score} for hit in hits}
+
+
+def _with_routed_pages(
+    index: DocsIndex,
+    hits: list[Hit],
+    scores: dict[str, dict[str, float]],
+    main: Mapping[str, QueryVector],
+    routed: Sequence[str],
+    version: str,
+    routers: Sequence[str] | None,
+    candidates: int,
+) -> tuple[list[Hit], dict[str, dict[str, float]]]:
+    """Add the best section of each routed page the candidates lack (Qdrant ranks it)."""
+    present = {str(hit.payload.get("url_path")) for hit in hits}
+    missing = [page for page in routed if page not in present]
+    if not missing:
+        return hits, scores
+    found = index.fuse("rrf", main, version, routers, len(missing) * 3, candidates, pages=missing)
+    best: dict[str, Hit] = {}
+    for hit in found:
+        best.setdefault(str(hit.payload.get("url_path")), hit)
+    extra = [replace(hit, score=0.0) for hit in best.values()]
+    scores = {**scores, **{hit.id: {} for hit in extra}}
+    return [*hits, *extra], scores
+
+
+def _rescored(
+    hits: Sequence[Hit],
+    scores: dict[str, dict[str, float]],
+    routed: Sequence[str],
+    docs_map: DocsMap | None,
+    preferred: str | None,
+    stages: Stages,
+    weights: StageWeights,
+) -> list[Hit]:
+    """Page-level signals on fused scores normalised to the best hit (recorded in scores)."""
+    allowed = allowed_routers(preferred) if preferred else None
+    if not hits or not (routed or allowed or (stages.hub_demotion and docs_map)):
+        return list(hits)  # nothing to re-score: the fused order and scores stand
+    top = max(hit.score for hit in hits)
+    floor = min(hit.score for hit in hits)
+    span = top - floor if top > floor else 1.0
+    routed_set = set(routed)
+    rescored = []
+    for hit in hits:
+        page = str(hit.payload.get("url_path"))
+        value = (hit.score - floor) / span if hit.score > 0 or hit.id not in routed_set else 0.0
+        own = scores.setdefault(hit.id, {})
+        own["fused"] = hit.score
+        if page in routed_set:
+            value += weights.api_boost
+            own["api"] = weights.api_boost
+        if stages.hub_demotion and docs_map is not None:
+            hub = docs_map.hubness.get(page, 0.0)
+            value *= 1.0 - weights.hub_penalty * hub
+            own["hub"] = -weights.hub_penalty * hub
+        if allowed is not None and str(hit.payload.get("router")) not in allowed:
+            value *= 1.0 - weights.router_penalty
+            own["router"] = -weights.router_penalty
+        own["final"] = value
+        rescored.append(replace(hit, score=value))
+    return sorted(rescored, key=lambda hit: -hit.score)
+
+
+def collapse_twins(
+    results: Sequence[SearchResult], docs_map: DocsMap, preferred: str | None
+) -> list[SearchResult]:
+    """Keep one page of each App/Pages twin pair: the preferred router's, else the first."""
+    kept: list[SearchResult] = []
+    taken: dict[str, int] = {}  # page -> position in kept
+    for result in results:
+        twin = docs_map.twins.get(result.url_path)
+        if twin is not None and twin in taken:
+            position = taken[twin]
+            if preferred is not None and result.router == preferred != kept[position].router:
+                other = kept[position]
+                kept[position] = replace(result, also=(*result.also, other.url))
+                taken[result.url_path] = position
+            elif result.url not in kept[position].also:
+                kept[position] = replace(
+                    kept[position], also=(*kept[position].also, result.url.split("#")[0])
+                )
+            continue
+        taken[result.url_path] = len(kept)
+        kept.append(result)
+    return kept
 
 
 def allowed_routers(router: str | None) -> tuple[str, ...] | None:

@@ -162,6 +162,7 @@ class Loader:
         self.catalog = _load_catalog()
         assistant = Assistant(config)
         assistant.load(progress=report)
+        assistant.warm_up(progress=report)
         return assistant
 
     def resolve_range(self, spec: str) -> str | None:

@@ -13,10 +13,10 @@ from pygls.exceptions import FeatureNotificationError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
+from raggin_lsp.project import ProjectCache
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.settings import Settings, SettingsStore
-from raggin_lsp.server.workspace import ProjectCache
 
 log = logging.getLogger(__name__)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from raggin_lsp.retrieve.stages import DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ class Settings:
     generation: Generation = field(default_factory=Generation)
     top_k: int = 5
     fusion: str = DEFAULT_FUSION
+    stages: Stages = DEFAULT_STAGES
     history_turns: int = 3
     auto_index: bool = True
 
@@ -75,6 +77,7 @@ class Settings:
             generation=self.generation.options(),
             top_k=self.top_k,
             fusion=self.fusion,
+            stages=self.stages,
             history_turns=self.history_turns,
             auto_index=self.auto_index,
         )
@@ -94,6 +97,7 @@ class Settings:
             "generation": self.generation.options(),
             "topK": self.top_k,
             "fusion": self.fusion,
+            "retrievalStages": stages_to_json(self.stages),
             "historyTurns": self.history_turns,
             "autoIndex": self.auto_index,
         }
@@ -206,6 +210,32 @@ def _generation(value: Any, base: Path | None) -> Generation:
     return Generation(**checked)
 
 
+def stage_key(name: str) -> str:
+    """``api_routing`` -> ``apiRouting``: the client's spelling of a stage."""
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def stages_to_json(stages: Stages) -> dict[str, bool]:
+    return {stage_key(name): getattr(stages, name) for name in Stages.names()}
+
+
+def _stages(value: Any, _base: Path | None) -> Stages:
+    """``{"apiRouting": false}``: stages not named keep their defaults."""
+    if not isinstance(value, Mapping):
+        raise Invalid(f"expected an object of stage: true/false, got {_shown(value)}")
+    names = {stage_key(name): name for name in Stages.names()}
+    stages = DEFAULT_STAGES
+    for key, on in value.items():
+        name = names.get(key, key if key in Stages.names() else None)
+        if name is None:
+            raise Invalid(f"unknown stage {key!r} (known: {', '.join(names)})")
+        if not isinstance(on, bool):
+            raise Invalid(f"{key}: expected true or false, got {_shown(on)}")
+        stages = stages.with_stage(name, on)
+    return stages
+
+
 # Client spelling -> (Settings field, check).
 FIELDS: dict[str, tuple[str, Check]] = {
     "nextVersion": ("next_version", _version),
@@ -220,6 +250,7 @@ FIELDS: dict[str, tuple[str, Check]] = {
     "generation": ("generation", _generation),
     "topK": ("top_k", _integer(1, 50)),
     "fusion": ("fusion", _choice(*FUSIONS)),
+    "retrievalStages": ("stages", _stages),
     "historyTurns": ("history_turns", _integer(0, 20)),
     "autoIndex": ("auto_index", _boolean),
 }

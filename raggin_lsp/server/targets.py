@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from pygls.uris import to_fs_path
 
 from raggin_lsp.errors import RagginError
+from raggin_lsp.project import Project, choose_version
 from raggin_lsp.server.terms import document_router
-from raggin_lsp.server.workspace import Project, choose_version
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer

@@ -22,10 +22,12 @@ from raggin_lsp.store.points import (
     RRF_K,
     FusionMethod,
     Hit,
+    Prefetches,
     QueryVector,
     StoredPoint,
     StoredVector,
     dense_list,
+    prefetch_items,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 
@@ -136,14 +138,15 @@ class EdgeCollection:
         routers: Sequence[str] | None,
         limit: int,
         only: Sequence[str] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
-        if limit <= 0 or (only is not None and not only):
+        if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
             return []
         points = self._shard.query(
             qe.QueryRequest(
                 limit=limit,
                 query=qe.Query.Nearest(_edge_query(query), using=name),
-                filter=version_filter(version, routers, only),
+                filter=version_filter(version, routers, only, pages),
                 with_payload=True,
             )
         )
@@ -152,23 +155,24 @@ class EdgeCollection:
     def fuse(
         self,
         method: FusionMethod,
-        queries: Mapping[str, QueryVector],
+        queries: Prefetches,
         version: str,
         routers: Sequence[str] | None,
         limit: int,
         candidates: int,
         weights: Sequence[float] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
-        if limit <= 0 or not queries:
+        if limit <= 0 or not queries or (pages is not None and not pages):
             return []
-        query_filter = version_filter(version, routers, None)
+        query_filter = version_filter(version, routers, None, pages)
         prefetches = [
             qe.Prefetch(
                 limit=candidates,
                 query=qe.Query.Nearest(_edge_query(vector), using=name),
                 filter=query_filter,
             )
-            for name, vector in queries.items()
+            for name, vector in prefetch_items(queries)
         ]
         fusion: Any = (
             qe.Fusion.Rrf(k=RRF_K, weights=list(weights) if weights is not None else None)
@@ -188,13 +192,18 @@ class EdgeCollection:
 
 
 def version_filter(
-    version: str, routers: Sequence[str] | None, only: Sequence[str] | None
+    version: str,
+    routers: Sequence[str] | None,
+    only: Sequence[str] | None,
+    pages: Sequence[str] | None = None,
 ) -> qe.Filter:
     must: list[Any] = [qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))]
     if routers is not None:
         must.append(qe.FieldCondition(key="router", match=qe.MatchAny(any=list(routers))))
     if only is not None:
         must.append(qe.HasIdCondition(point_ids=set(only)))
+    if pages is not None:
+        must.append(qe.FieldCondition(key="url_path", match=qe.MatchAny(any=list(pages))))
     return qe.Filter(must=must)
 
 

@@ -47,6 +47,7 @@ import portalocker
 
 from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store.edge import EdgeCollection
+from raggin_lsp.store.format import EMBEDDED_FORMAT
 from raggin_lsp.store.model import IndexDamagedError, IndexWriteError, VersionInfo
 
 SHARD = "shard"
@@ -80,6 +81,11 @@ class Manifest:
     def read(cls, path: Path) -> "Manifest":
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
+            if int(raw.get("format", EMBEDDED_FORMAT)) != EMBEDDED_FORMAT:
+                raise ValueError(
+                    f"written in layout {raw.get('format')} by another raggin-lsp release, "
+                    f"this one reads layout {EMBEDDED_FORMAT}"
+                )
             entries = {
                 str(item["version"]): VersionInfo(
                     version=str(item["version"]),
@@ -107,6 +113,7 @@ class Manifest:
 
     def write(self, path: Path) -> None:
         data = {
+            "format": EMBEDDED_FORMAT,
             "collection": self.collection,
             "profile": self.profile,
             "fingerprint": self.fingerprint,

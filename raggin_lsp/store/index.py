@@ -18,7 +18,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.embed.base import Embedder, ProfileSpec
@@ -34,7 +34,7 @@ from raggin_lsp.store.model import (
     ProfileMismatchError,
     VersionInfo,
 )
-from raggin_lsp.store.points import FusionMethod, Hit, QueryVector, StoredPoint
+from raggin_lsp.store.points import FusionMethod, Hit, Prefetches, QueryVector, StoredPoint
 from raggin_lsp.store.schema import (
     MANIFEST_COLLECTION,
     collection_name,
@@ -163,30 +163,33 @@ class DocsIndex:
         routers: Sequence[str] | None,
         limit: int,
         only: Sequence[str] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """Best points of ``version`` for one named vector, ranked by Qdrant."""
+        """Best points of ``version`` for one named vector, ranked by Qdrant (restricted to
+        the points ``only`` and the pages ``pages`` when given)."""
         with self._read_lock:
             points = self._backend.read().points
             if points is None:
                 return []
-            return points.rank(name, query, version, routers, limit, only)
+            return points.rank(name, query, version, routers, limit, only, pages)
 
     def fuse(
         self,
         method: FusionMethod,
-        queries: Mapping[str, QueryVector],
+        queries: Prefetches,
         version: str,
         routers: Sequence[str] | None,
         limit: int,
         candidates: int,
         weights: Sequence[float] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
         """Per-vector candidates fused by Qdrant (RRF, optionally weighted, or DBSF)."""
         with self._read_lock:
             points = self._backend.read().points
             if points is None:
                 return []
-            return points.fuse(method, queries, version, routers, limit, candidates, weights)
+            return points.fuse(method, queries, version, routers, limit, candidates, weights, pages)
 
     def stats(self) -> list[CollectionStats]:
         """Every raggin collection in this store: points and versions with section counts."""
@@ -209,6 +212,15 @@ class DocsIndex:
                     )
                 )
             return stats
+
+    def payloads_of(self, version: str) -> list[Mapping[str, Any]]:
+        """The payload of every stored section of a complete ``version`` (no vectors)."""
+        self.require_version(version)
+        with self._read_lock:
+            points = self._backend.read().points
+            if points is None:
+                return []
+            return [point.payload for point in points.with_version(version)]
 
     def points_of(self, version: str) -> Iterator[StoredPoint]:
         """Every stored point of a complete ``version``, with its vectors."""

@@ -5,7 +5,7 @@ A :class:`StoredPoint` is a section as stored (id, named vectors, payload) and a
 the store (retrieval, export files) does not care which engine answered.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,6 +20,9 @@ QueryVector = npt.NDArray[np.float32] | SparseVector
 # A stored named vector: dense as a list of floats, sparse as our SparseVector.
 StoredVector = list[float] | SparseVector
 RRF_K = 2  # Qdrant's default ranking constant; Edge needs it spelled out.
+# What a fused query prefetches: one query per named vector, or (name, query) pairs when a
+# named vector is queried more than once (sub-queries of one question).
+Prefetches = Mapping[str, QueryVector] | Sequence[tuple[str, QueryVector]]
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class StoredPoint:
     id: str
     vectors: Mapping[str, StoredVector]
     payload: Mapping[str, Any] = field(default_factory=dict)
+
+
+def prefetch_items(queries: Prefetches) -> list[tuple[str, QueryVector]]:
+    return list(queries.items()) if isinstance(queries, Mapping) else list(queries)
 
 
 def dense_list(vector: npt.NDArray[np.float32] | list[float]) -> list[float]:

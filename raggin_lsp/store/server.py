@@ -22,10 +22,12 @@ from raggin_lsp.store.points import (
     RRF_K,
     FusionMethod,
     Hit,
+    Prefetches,
     QueryVector,
     StoredPoint,
     StoredVector,
     dense_list,
+    prefetch_items,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 from raggin_lsp.store.settings import StoreSettings
@@ -157,14 +159,15 @@ class ServerCollection:
         routers: Sequence[str] | None,
         limit: int,
         only: Sequence[str] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
-        if limit <= 0 or (only is not None and not only):
+        if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
             return []
         points = self.client.query_points(
             self.collection,
             query=_qdrant_query(query),
             using=name,
-            query_filter=qdrant_filter(version, routers, only),
+            query_filter=qdrant_filter(version, routers, only, pages),
             limit=limit,
             with_payload=True,
         ).points
@@ -173,21 +176,22 @@ class ServerCollection:
     def fuse(
         self,
         method: FusionMethod,
-        queries: Mapping[str, QueryVector],
+        queries: Prefetches,
         version: str,
         routers: Sequence[str] | None,
         limit: int,
         candidates: int,
         weights: Sequence[float] | None = None,
+        pages: Sequence[str] | None = None,
     ) -> list[Hit]:
-        if limit <= 0 or not queries:
+        if limit <= 0 or not queries or (pages is not None and not pages):
             return []
-        query_filter = qdrant_filter(version, routers, None)
+        query_filter = qdrant_filter(version, routers, None, pages)
         prefetch = [
             models.Prefetch(
                 query=_qdrant_query(vector), using=name, filter=query_filter, limit=candidates
             )
-            for name, vector in queries.items()
+            for name, vector in prefetch_items(queries)
         ]
         fusion_query: models.Query
         if method == "dbsf":
@@ -290,7 +294,10 @@ def server_error_message(error: BaseException) -> str | None:
 
 
 def qdrant_filter(
-    version: str | None, routers: Sequence[str] | None, only: Sequence[str] | None
+    version: str | None,
+    routers: Sequence[str] | None,
+    only: Sequence[str] | None,
+    pages: Sequence[str] | None = None,
 ) -> models.Filter:
     must: list[models.Condition] = []
     if version is not None:
@@ -299,6 +306,8 @@ def qdrant_filter(
         must.append(models.FieldCondition(key="router", match=models.MatchAny(any=list(routers))))
     if only is not None:
         must.append(models.HasIdCondition(has_id=list(only)))
+    if pages is not None:
+        must.append(models.FieldCondition(key="url_path", match=models.MatchAny(any=list(pages))))
     return models.Filter(must=must)
 
 

@@ -84,6 +84,9 @@ class FakeAssistant:
         if SCRIPT.load_error:
             raise RagginError(SCRIPT.load_error)
 
+    def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
+        """Nothing to read ahead: the scripted answers need no docs map."""
+
     def indexed_versions(self) -> list[str]:
         return sorted(self.indexed)
 

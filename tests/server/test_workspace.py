@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from raggin_lsp.server.workspace import ProjectCache, choose_version, find_project
+from raggin_lsp.project import ProjectCache, choose_version, find_project
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "nextjs-project"
 

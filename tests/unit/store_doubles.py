@@ -65,8 +65,10 @@ class HashingTestEmbedder:
         self.embedded_texts.extend(texts)
         return [self._embed(text) for text in texts]
 
-    def embed_query(self, text: str) -> Embedding:
-        return self._embed(text)
+    def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
+        if sparse_text is None:
+            return self._embed(text)
+        return Embedding(dense=self._embed(text).dense, sparse=self._embed(sparse_text).sparse)
 
     def count_tokens(self, text: str) -> int:
         return len(_WORD.findall(text.lower()))

@@ -51,7 +51,7 @@ def report() -> EvalReport:
 
 def test_json_shape_and_order(report: EvalReport) -> None:
     data = to_json(report)
-    assert list(data) == ["summary", "strategies", "per_kind"]
+    assert list(data) == ["summary", "strategies", "per_kind", "per_style"]
     assert list(data["summary"]) == list(METRIC_KEYS)
     assert data["summary"] == data["strategies"]["rrf+pages"]
     assert list(data["strategies"]) == ["sparse", "rrf", "rrf+pages"]

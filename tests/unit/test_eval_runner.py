@@ -64,8 +64,8 @@ def test_every_strategy_scored_with_metrics_in_order() -> None:
     for metrics in report.strategies.values():
         assert list(metrics) == list(METRIC_KEYS)
     # The summary is what the server does by default: weighted fusion, one section per page.
-    assert report.default_strategy == DEFAULT_STRATEGY == "weighted+pages"
-    assert report.summary is report.strategies["weighted+pages"]
+    assert report.default_strategy == DEFAULT_STRATEGY == "dbsf+pages"
+    assert report.summary is report.strategies["dbsf+pages"]
 
 
 def test_good_strategy_beats_bad_one() -> None:

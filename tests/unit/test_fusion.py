@@ -2,6 +2,7 @@
 
 import math
 from collections.abc import Iterator, Sequence
+from functools import partial
 
 import numpy as np
 import pytest
@@ -10,8 +11,12 @@ from qdrant_client import QdrantClient
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
 from raggin_lsp.retrieve.fusion import arctan_normalise, weighted_fusion
-from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.search import search as search_with_stages
+from raggin_lsp.retrieve.stages import NO_STAGES
 from raggin_lsp.store import DocsIndex, StoreSettings
+
+# These tests are about hybrid search and fusion themselves: no retrieval stage on top.
+search = partial(search_with_stages, stages=NO_STAGES)
 
 # ------------------------------------------------------------------ arctan weighting
 
@@ -120,7 +125,7 @@ class ScriptedTestEmbedder:
             return Embedding(dense, SparseVector((), ()))
         return Embedding(dense, SparseVector((1,), (10.0 - rank,)))
 
-    def embed_query(self, text: str) -> Embedding:
+    def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         return Embedding(np.array([1.0, 0.0], dtype=np.float32), SparseVector((1,), (1.0,)))
 
     def count_tokens(self, text: str) -> int:

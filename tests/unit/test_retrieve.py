@@ -1,14 +1,19 @@
 """Hybrid search as the language server and CLI see it: filters, links, strategies."""
 
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 from qdrant_client import QdrantClient
 
-from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.search import search as search_with_stages
+from raggin_lsp.retrieve.stages import NO_STAGES
 from raggin_lsp.retrieve.strategies import STRATEGIES
 from raggin_lsp.store import DocsIndex, StoreSettings
 from tests.unit.store_doubles import HashingTestEmbedder, corpus, section
+
+# These tests are about hybrid search and fusion themselves: no retrieval stage on top.
+search = partial(search_with_stages, stages=NO_STAGES)
 
 QUESTION = "router page route docs data request cache"
 

@@ -15,6 +15,7 @@ export const SERVER_KEYS = [
   'generation',
   'topK',
   'fusion',
+  'retrievalStages',
   'historyTurns',
   'autoIndex',
 ] as const;

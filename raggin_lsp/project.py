@@ -1,4 +1,5 @@
-"""Which Next.js project, version and router a document belongs to (pure: files only).
+"""Which Next.js project, version and router a file belongs to (pure: files only; the
+language server and the CLI both use it).
 
 The project is the nearest folder upwards holding a ``package.json`` that depends on
 ``next`` (a package of a monorepo without ``next`` is skipped, so its app is found).

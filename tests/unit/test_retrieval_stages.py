@@ -1,0 +1,151 @@
+"""Each retrieval stage changes what a user sees, in the direction it claims, and can be
+turned off (the hashing embedder stands in for a model; the stages do not care)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from raggin_lsp.corpus.model import Section
+from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.stages import (
+    ALL_STAGES,
+    NO_STAGES,
+    Stages,
+    StageWeights,
+    parse_stage_settings,
+)
+from raggin_lsp.store import DocsIndex, StoreSettings
+from tests.unit.store_doubles import HashingTestEmbedder
+
+VERSION = "16.4.6"
+
+
+def _doc(page: str, title: str, text: str, heading: str = "", router: str = "app") -> Section:
+    return Section(
+        version=VERSION,
+        source_path=f"{router}/{page}.md",
+        url_path=f"/docs/{router}/{page}",
+        anchor=heading.lower().replace(" ", "-"),
+        heading_path=(title, heading) if heading else (title,),
+        text=text,
+        router=router,  # type: ignore[arg-type]
+    )
+
+
+def _docs() -> list[Section]:
+    hub_text = (
+        "glossary of caching revalidate data revalidatePath revalidateTag cacheTag "
+        "cacheLife proxy generateMetadata cookies headers redirect notFound"
+    )
+    api = "api-reference/functions"
+    return [
+        _doc(f"{api}/revalidatePath", "revalidatePath", "purge the cache of a path"),
+        _doc(f"{api}/revalidateTag", "revalidateTag", "purge tagged entries"),
+        _doc(f"{api}/cacheTag", "cacheTag", "tag cache entries"),
+        _doc(f"{api}/cacheLife", "cacheLife", "cache lifetime"),
+        _doc(f"{api}/generateMetadata", "generateMetadata", "page metadata"),
+        _doc(f"{api}/cookies", "cookies", "read cookies"),
+        _doc(f"{api}/headers", "headers", "read headers"),
+        _doc(f"{api}/redirect", "redirect", "redirect users"),
+        _doc(f"{api}/notFound", "notFound", "show a 404"),
+        _doc("api-reference/file-conventions/proxy", "proxy.js", "run code before a request"),
+        _doc(
+            "api-reference/file-conventions/proxy",
+            "proxy.js",
+            "| `v16.0.0` | Middleware is deprecated and renamed to Proxy |",
+            heading="Version History",
+        ),
+        _doc("glossary", "Glossary", hub_text),
+        _doc(
+            "guides/caching",
+            "Caching",
+            "revalidate cached data after a mutation in a server action with revalidatePath, "
+            "redirect users without a session",
+        ),
+        _doc("guides/caching", "Caching", "revalidate data in the pages router", router="pages"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DocsIndex]:
+    embedder = HashingTestEmbedder()
+    folder: Path = tmp_path_factory.mktemp("stages")
+    with DocsIndex.open(StoreSettings(path=folder), embedder.spec) as opened:
+        opened.index_version(VERSION, _docs(), embedder)
+        yield opened
+
+
+def _pages(index: DocsIndex, question: str, stages: Stages, **kwargs: object) -> list[str]:
+    results = search(
+        index,
+        HashingTestEmbedder(),
+        question,
+        VERSION,
+        top_k=5,
+        one_per_page=True,
+        stages=stages,
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return [r.url_path.removeprefix("/docs/") for r in results]
+
+
+def test_a_named_api_lifts_its_reference_page(index: DocsIndex) -> None:
+    question = "how do i revalidate cached data after a mutation, revalidatePath?"
+    page = "app/api-reference/functions/revalidatePath"
+    without = _pages(index, question, ALL_STAGES.with_stage("api_routing", False))
+    with_it = _pages(index, question, ALL_STAGES)
+    assert page in with_it
+    assert with_it.index(page) < (without.index(page) if page in without else len(without))
+
+
+def test_an_old_name_routes_to_the_page_that_replaced_it(index: DocsIndex) -> None:
+    question = "my `middleware.ts` should redirect users that have no session"
+    assert _pages(index, question, ALL_STAGES)[0] == "app/api-reference/file-conventions/proxy"
+    off = ALL_STAGES.with_stage("old_names", False).with_stage("api_routing", False)
+    assert _pages(index, question, off)[0] != "app/api-reference/file-conventions/proxy"
+
+
+def test_the_page_that_mentions_every_api_is_demoted(index: DocsIndex) -> None:
+    question = "caching revalidate data glossary"
+    plain = _pages(index, question, NO_STAGES)
+    only_hub = Stages(hub_demotion=True, **_off_except("hub_demotion"))
+    demoted = _pages(index, question, only_hub, weights=StageWeights(hub_penalty=0.9))
+    assert plain[0] == "app/glossary"
+    assert demoted[0] != "app/glossary"
+
+
+def _off_except(name: str) -> dict[str, bool]:
+    return {stage: False for stage in Stages.names() if stage != name}
+
+
+def test_twins_take_one_slot_and_the_implied_router_wins(index: DocsIndex) -> None:
+    question = "revalidate data pages router getStaticProps"
+    results = search(
+        index,
+        HashingTestEmbedder(),
+        question,
+        VERSION,
+        top_k=5,
+        one_per_page=True,
+        stages=ALL_STAGES,
+    )
+    caching = [r for r in results if r.url_path.endswith("guides/caching")]
+    assert len(caching) == 1
+    assert caching[0].router == "pages"
+    assert caching[0].also == ("https://nextjs.org/docs/app/guides/caching",)
+
+
+def test_every_stage_reports_its_score_for_explain(index: DocsIndex) -> None:
+    question = "how do i revalidate cached data after a mutation, revalidatePath?"
+    results = search(index, HashingTestEmbedder(), question, VERSION, top_k=5, stages=ALL_STAGES)
+    routed = next(r for r in results if r.url_path.endswith("functions/revalidatePath"))
+    assert {"sparse", "text", "fused", "api", "hub", "final"} <= set(routed.scores)
+    assert all(result.score == result.scores["final"] for result in results)
+
+
+def test_stage_settings_parse_and_refuse_unknown_names() -> None:
+    stages = parse_stage_settings("api_routing=off,-hub_demotion,+sub_queries")
+    assert (stages.api_routing, stages.hub_demotion, stages.sub_queries) == (False, False, True)
+    with pytest.raises(ValueError, match="Unknown stage 'rerank'"):
+        parse_stage_settings("rerank=on")
