@@ -190,12 +190,18 @@ class Assistant:
         # Fetching and parsing load httpx and mistune: only index jobs pay for them.
         from raggin_lsp.corpus.fetch import ensure_docs
         from raggin_lsp.corpus.parse import parse_docs_tree
+        from raggin_lsp.corpus.summary import with_page_summaries
 
         root = ensure_docs(version, workspace=workspace, from_path=from_path, progress=fetched)
         report(IndexStage("parse", 0, None, f"Parsing the Next.js {version} docs"))
         embedder = self.embedder
-        sections = parse_docs_tree(
-            root, version, max_tokens=embedder.spec.chunk_tokens, count_tokens=embedder.count_tokens
+        sections = with_page_summaries(
+            parse_docs_tree(
+                root,
+                version,
+                max_tokens=embedder.spec.chunk_tokens,
+                count_tokens=embedder.count_tokens,
+            )
         )
 
         def embedded(step: IndexProgress) -> None:

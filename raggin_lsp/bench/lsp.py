@@ -153,6 +153,8 @@ async def _measure(plan: LspPlan, project: Path, folder: Path) -> list[Row]:
             "ollamaHost": ollama.host,
             "model": FAKE_MODEL,
             "autoIndex": False,
+            # The fixture project pins another release: measure the version benched.
+            "nextVersion": plan.version,
         }
         initialize: list[float] = []
         first_search: list[float] = []

@@ -229,12 +229,19 @@ def _in_process_rows(
     load_seconds = time.perf_counter() - started
     embedder = assistant.embedder
 
-    say(f"Parsing the Next.js {options.version} and {options.newer_version} docs")
+    # The upgrade measured: to the newer version, or to this one when it is the newer.
+    older, upgraded = (
+        (options.version, options.newer_version)
+        if options.version != options.newer_version
+        else (DEFAULT_VERSION, options.version)
+    )
+    say(f"Parsing the Next.js {older} and {upgraded} docs")
     started = time.perf_counter()
     sections = parse_version(options.version, embedder)
     parse_seconds = time.perf_counter() - started
-    newer = parse_version(options.newer_version, embedder)
-    changed, newer_total = reembed_share(sections, newer)
+    before = sections if older == options.version else parse_version(older, embedder)
+    after = sections if upgraded == options.version else parse_version(upgraded, embedder)
+    changed, newer_total = reembed_share(before, after)
     unique = len(unique_sections(sections))
 
     say(f"Indexing {options.repeat} samples of {options.index_sample} sections")
@@ -277,7 +284,7 @@ def _in_process_rows(
         _whole_version_row(options, build, unique, rates),
         Row(
             LIGHT,
-            f"sections re-embedded for {options.newer_version} after {options.version}",
+            f"sections re-embedded for {upgraded} after {older}",
             "%",
             100 * changed / newer_total,
             note=f"exact, content hashes: {changed} of {newer_total} sections are new",

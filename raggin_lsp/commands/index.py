@@ -296,6 +296,7 @@ _EXPLAINED = (
     ("text", "dense"),
     ("code", "code"),
     ("fused", "fused"),
+    ("page", "page outline"),
     ("api", "API routing"),
     ("hub", "hub"),
     ("router", "other router"),

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Router = Literal["app", "pages", "architecture", "community"]
-Tag = Literal["docs", "errors"]
+Tag = Literal["docs", "errors", "page"]  # "page": a page's outline (corpus/summary.py)
 
 NEXTJS_SITE = "https://nextjs.org"
 

@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from raggin_lsp.corpus.summary import PAGE_TAG
+
 _API_SEGMENT = "/api-reference/"
 _FILE_SUFFIX = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|json|txt)$")
 _TITLE_NOISE = re.compile(r"\s*\((deprecated|legacy)\)\s*$|\s+(component|function|module)$")
@@ -136,7 +138,7 @@ def build_docs_map(version: str, payloads: Iterable[Mapping[str, Any]]) -> DocsM
     histories: dict[str, list[str]] = defaultdict(list)
     for payload in payloads:
         url_path = str(payload.get("url_path", ""))
-        if not url_path:
+        if not url_path or payload.get("tag") == PAGE_TAG:
             continue
         heading_path = [str(h) for h in payload.get("heading_path") or ()]
         if url_path not in docs.pages:

@@ -45,6 +45,10 @@ _PAGE_OVERFETCH = 4
 # Extra results fetched so that collapsing App/Pages twins still fills top_k.
 _TWIN_ROOM = 10
 _SINGLE = ("sparse", "dense")
+# Marks, in a hit's scores, a page added by a stage rather than found by fusion.
+_ADDED = "added"
+# Page outlines matched per question for the page-level signal.
+_OUTLINES = 20
 
 
 def search(
@@ -97,12 +101,14 @@ def search(
     hits, scores = _ranked(
         index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
     )
-    if routed:
+    outline = _outline_scores(index, fusion, main, version, routers, candidates, stages)
+    wanted = [*routed, *list(outline)[: weights.page_candidates]]
+    if wanted:
         hits, scores = _with_routed_pages(
-            index, hits, scores, main, routed, version, routers, candidates
+            index, hits, scores, main, wanted, version, routers, candidates
         )
     preferred = router or (analysis.router if stages.infer_router else None)
-    hits = _rescored(hits, scores, routed, docs_map, preferred, stages, weights)
+    hits = _rescored(hits, scores, routed, outline, docs_map, preferred, stages, weights)
 
     major = latest_major if latest_major is not None else index.latest_major()
     results = [
@@ -192,6 +198,27 @@ def _ranked(
     return hits, {hit.id: {name: hit.score} for hit in hits}
 
 
+def _outline_scores(
+    index: DocsIndex,
+    fusion: Strategy,
+    main: Mapping[str, QueryVector],
+    version: str,
+    routers: Sequence[str] | None,
+    candidates: int,
+    stages: Stages,
+) -> dict[str, float]:
+    """How well each page's outline point matches (best first, normalised to 0..1)."""
+    if not stages.page_signal:
+        return {}
+    method: FusionMethod = "rrf" if fusion == "rrf" else "dbsf"
+    hits = index.fuse(method, main, version, routers, _OUTLINES, candidates, summaries=True)
+    if not hits:
+        return {}
+    top, low = hits[0].score, hits[-1].score
+    span = top - low if top > low else 1.0
+    return {str(hit.payload.get("url_path")): (hit.score - low) / span for hit in hits}
+
+
 def _with_routed_pages(
     index: DocsIndex,
     hits: list[Hit],
@@ -212,7 +239,8 @@ def _with_routed_pages(
     for hit in found:
         best.setdefault(str(hit.payload.get("url_path")), hit)
     extra = [replace(hit, score=0.0) for hit in best.values()]
-    scores = {**scores, **{hit.id: {} for hit in extra}}
+    # Not among the fused candidates: no fused score of their own (see _rescored).
+    scores = {**scores, **{hit.id: {_ADDED: 1.0} for hit in extra}}
     return [*hits, *extra], scores
 
 
@@ -220,6 +248,7 @@ def _rescored(
     hits: Sequence[Hit],
     scores: dict[str, dict[str, float]],
     routed: Sequence[str],
+    outline: Mapping[str, float],
     docs_map: DocsMap | None,
     preferred: str | None,
     stages: Stages,
@@ -227,21 +256,24 @@ def _rescored(
 ) -> list[Hit]:
     """Page-level signals on fused scores normalised to the best hit (recorded in scores)."""
     allowed = allowed_routers(preferred) if preferred else None
-    if not hits or not (routed or allowed or (stages.hub_demotion and docs_map)):
+    if not hits or not (routed or outline or allowed or (stages.hub_demotion and docs_map)):
         return list(hits)  # nothing to re-score: the fused order and scores stand
-    top = max(hit.score for hit in hits)
-    floor = min(hit.score for hit in hits)
+    fused = [hit.score for hit in hits if _ADDED not in scores.get(hit.id, {})] or [0.0]
+    top, floor = max(fused), min(fused)
     span = top - floor if top > floor else 1.0
     routed_set = set(routed)
     rescored = []
     for hit in hits:
         page = str(hit.payload.get("url_path"))
-        value = (hit.score - floor) / span if hit.score > 0 or hit.id not in routed_set else 0.0
         own = scores.setdefault(hit.id, {})
+        value = 0.0 if _ADDED in own else (hit.score - floor) / span
         own["fused"] = hit.score
         if page in routed_set:
             value += weights.api_boost
             own["api"] = weights.api_boost
+        if page in outline:
+            value += weights.page_weight * outline[page]
+            own["page"] = weights.page_weight * outline[page]
         if stages.hub_demotion and docs_map is not None:
             hub = docs_map.hubness.get(page, 0.0)
             value *= 1.0 - weights.hub_penalty * hub

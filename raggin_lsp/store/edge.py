@@ -17,6 +17,7 @@ from uuid import UUID
 
 import qdrant_edge as qe
 
+from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import ProfileSpec, SparseVector
 from raggin_lsp.store.points import (
     RRF_K,
@@ -94,7 +95,7 @@ class EdgeCollection:
     # ----------------------------------------------------------------- reading
 
     def count(self, version: str | None = None) -> int:
-        query_filter = version_filter(version, None, None) if version is not None else None
+        query_filter = version_filter(version, None, None, None, None) if version else None
         return int(self._shard.count(qe.CountRequest(exact=True, filter=query_filter)))
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
@@ -110,7 +111,7 @@ class EdgeCollection:
     def with_version(self, version: str, *, vectors: bool = False) -> Iterator[StoredPoint]:
         """Every point listing ``version`` (payload always; vectors when asked)."""
         offset: Any = None
-        query_filter = version_filter(version, None, None)
+        query_filter = version_filter(version, None, None, None, None)
         while True:
             records, offset = self._shard.scroll(
                 qe.ScrollRequest(
@@ -139,6 +140,7 @@ class EdgeCollection:
         limit: int,
         only: Sequence[str] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
             return []
@@ -146,7 +148,7 @@ class EdgeCollection:
             qe.QueryRequest(
                 limit=limit,
                 query=qe.Query.Nearest(_edge_query(query), using=name),
-                filter=version_filter(version, routers, only, pages),
+                filter=version_filter(version, routers, only, pages, summaries),
                 with_payload=True,
             )
         )
@@ -162,10 +164,11 @@ class EdgeCollection:
         candidates: int,
         weights: Sequence[float] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         if limit <= 0 or not queries or (pages is not None and not pages):
             return []
-        query_filter = version_filter(version, routers, None, pages)
+        query_filter = version_filter(version, routers, None, pages, summaries)
         prefetches = [
             qe.Prefetch(
                 limit=candidates,
@@ -196,7 +199,10 @@ def version_filter(
     routers: Sequence[str] | None,
     only: Sequence[str] | None,
     pages: Sequence[str] | None = None,
+    summaries: bool | None = None,
 ) -> qe.Filter:
+    """Points of ``version`` (of these routers, ids and pages when given): sections, or
+    with ``summaries`` the pages' outline points (None: both, for maintenance)."""
     must: list[Any] = [qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))]
     if routers is not None:
         must.append(qe.FieldCondition(key="router", match=qe.MatchAny(any=list(routers))))
@@ -204,7 +210,12 @@ def version_filter(
         must.append(qe.HasIdCondition(point_ids=set(only)))
     if pages is not None:
         must.append(qe.FieldCondition(key="url_path", match=qe.MatchAny(any=list(pages))))
-    return qe.Filter(must=must)
+    summary = qe.FieldCondition(key="tag", match=qe.MatchValue(value=PAGE_TAG))
+    if summaries is None:
+        return qe.Filter(must=must)
+    if summaries:
+        return qe.Filter(must=[*must, summary])
+    return qe.Filter(must=must, must_not=[summary])
 
 
 def _edge_query(query: QueryVector) -> Any:

@@ -164,6 +164,7 @@ class DocsIndex:
         limit: int,
         only: Sequence[str] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         """Best points of ``version`` for one named vector, ranked by Qdrant (restricted to
         the points ``only`` and the pages ``pages`` when given)."""
@@ -171,7 +172,7 @@ class DocsIndex:
             points = self._backend.read().points
             if points is None:
                 return []
-            return points.rank(name, query, version, routers, limit, only, pages)
+            return points.rank(name, query, version, routers, limit, only, pages, summaries)
 
     def fuse(
         self,
@@ -183,13 +184,16 @@ class DocsIndex:
         candidates: int,
         weights: Sequence[float] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         """Per-vector candidates fused by Qdrant (RRF, optionally weighted, or DBSF)."""
         with self._read_lock:
             points = self._backend.read().points
             if points is None:
                 return []
-            return points.fuse(method, queries, version, routers, limit, candidates, weights, pages)
+            return points.fuse(
+                method, queries, version, routers, limit, candidates, weights, pages, summaries
+            )
 
     def stats(self) -> list[CollectionStats]:
         """Every raggin collection in this store: points and versions with section counts."""

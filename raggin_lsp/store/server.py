@@ -14,6 +14,7 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
+from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import ProfileSpec, SparseVector
 from raggin_lsp.store import manifest
 from raggin_lsp.store.backends import Points, ReadView, WriteView
@@ -160,6 +161,7 @@ class ServerCollection:
         limit: int,
         only: Sequence[str] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
             return []
@@ -167,7 +169,7 @@ class ServerCollection:
             self.collection,
             query=_qdrant_query(query),
             using=name,
-            query_filter=qdrant_filter(version, routers, only, pages),
+            query_filter=qdrant_filter(version, routers, only, pages, summaries),
             limit=limit,
             with_payload=True,
         ).points
@@ -183,10 +185,11 @@ class ServerCollection:
         candidates: int,
         weights: Sequence[float] | None = None,
         pages: Sequence[str] | None = None,
+        summaries: bool = False,
     ) -> list[Hit]:
         if limit <= 0 or not queries or (pages is not None and not pages):
             return []
-        query_filter = qdrant_filter(version, routers, None, pages)
+        query_filter = qdrant_filter(version, routers, None, pages, summaries)
         prefetch = [
             models.Prefetch(
                 query=_qdrant_query(vector), using=name, filter=query_filter, limit=candidates
@@ -298,7 +301,9 @@ def qdrant_filter(
     routers: Sequence[str] | None,
     only: Sequence[str] | None,
     pages: Sequence[str] | None = None,
+    summaries: bool | None = None,
 ) -> models.Filter:
+    """As :func:`raggin_lsp.store.edge.version_filter`."""
     must: list[models.Condition] = []
     if version is not None:
         must.append(models.FieldCondition(key="versions", match=models.MatchValue(value=version)))
@@ -308,7 +313,12 @@ def qdrant_filter(
         must.append(models.HasIdCondition(has_id=list(only)))
     if pages is not None:
         must.append(models.FieldCondition(key="url_path", match=models.MatchAny(any=list(pages))))
-    return models.Filter(must=must)
+    summary = models.FieldCondition(key="tag", match=models.MatchValue(value=PAGE_TAG))
+    if summaries is None:
+        return models.Filter(must=must)
+    if summaries:
+        return models.Filter(must=[*must, summary])
+    return models.Filter(must=must, must_not=[summary])
 
 
 def _qdrant_query(query: QueryVector) -> models.SparseVector | list[float]:

@@ -16,6 +16,7 @@ import pytest
 from raggin_lsp.assistant import Assistant, AssistantConfig
 from raggin_lsp.corpus.fetch import ensure_docs
 from raggin_lsp.corpus.parse import parse_docs_tree
+from raggin_lsp.corpus.summary import with_page_summaries
 from raggin_lsp.embed.loading import load_embedder
 from raggin_lsp.errors import NotIndexedError
 from tests.conftest import RAGGIN, ROOT
@@ -129,7 +130,7 @@ def _content_hashes(version: str) -> set[str]:
         max_tokens=embedder.spec.chunk_tokens,
         count_tokens=embedder.count_tokens,
     )
-    return {section.content_hash for section in sections}
+    return {section.content_hash for section in with_page_summaries(sections)}
 
 
 def _stored_points(index_dir: Path) -> int:

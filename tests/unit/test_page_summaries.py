@@ -1,0 +1,66 @@
+"""Each page gets one outline point: title, description, headings; searched on its own."""
+
+from pathlib import Path
+
+from raggin_lsp.corpus.model import Section
+from raggin_lsp.corpus.summary import PAGE_TAG, page_summaries, with_page_summaries
+from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.stages import NO_STAGES, Stages
+from raggin_lsp.store import DocsIndex, StoreSettings
+from tests.unit.store_doubles import HashingTestEmbedder
+
+
+def _part(page: str, title: str, heading: str, text: str) -> Section:
+    return Section(
+        version="16.4.6",
+        source_path=f"{page}.md",
+        url_path=f"/docs/app/{page}",
+        anchor=heading.lower(),
+        heading_path=(title, heading),
+        text=text,
+        description=f"About {title}.",
+    )
+
+
+SECTIONS = [
+    _part("api-reference/functions/revalidatePath", "revalidatePath", "Parameters", "a string"),
+    _part("api-reference/functions/revalidatePath", "revalidatePath", "Returns", "nothing"),
+    _part(
+        "guides/forms",
+        "Forms",
+        "Mutations",
+        "after a mutation call revalidatePath to purge cached data of a path on demand",
+    ),
+]
+
+
+def test_one_outline_per_page_with_title_description_and_headings() -> None:
+    summaries = page_summaries(SECTIONS)
+    assert [s.url_path for s in summaries] == [
+        "/docs/app/api-reference/functions/revalidatePath",
+        "/docs/app/guides/forms",
+    ]
+    first = summaries[0]
+    assert first.tag == PAGE_TAG
+    assert first.text == "revalidatePath\nAbout revalidatePath.\nParameters\nReturns"
+    assert page_summaries(with_page_summaries(SECTIONS)) == summaries  # never summarised twice
+
+
+def test_outlines_are_not_results_but_lift_the_page_they_describe(tmp_path: Path) -> None:
+    embedder = HashingTestEmbedder()
+    question = "purge cached data of a path on demand revalidatePath parameters"
+    with DocsIndex.open(StoreSettings(path=tmp_path / "index"), embedder.spec) as index:
+        index.index_version("16.4.6", with_page_summaries(SECTIONS), embedder)
+        plain = search(index, embedder, question, "16.4.6", top_k=5, stages=NO_STAGES)
+        lifted = search(
+            index,
+            embedder,
+            question,
+            "16.4.6",
+            top_k=5,
+            stages=Stages(
+                page_signal=True, **{n: False for n in Stages.names() if n != "page_signal"}
+            ),
+        )
+    assert all(result.tag != PAGE_TAG for result in [*plain, *lifted])
+    assert "page" in lifted[0].scores or "page" in lifted[1].scores
