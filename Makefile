@@ -37,10 +37,10 @@ lint: $(STAMP) ## ruff and mypy
 # The version the README's figures are measured on (light profile).
 MEASURED_VERSION ?= 16.4.6
 
-bench: $(STAMP) ## Print the performance table (index throughput, latency, RSS) for $(MEASURED_VERSION)
+bench: $(STAMP) ## Print the performance table (index and search speed, memory; Next.js 16.4.6)
 	$(BIN)/python -m raggin_lsp bench --version $(MEASURED_VERSION)
 
-eval: $(STAMP) ## Retrieval quality on the test split ($(MEASURED_VERSION), light): strategies, then each stage on/off
+eval: $(STAMP) ## Retrieval quality on the test split (16.4.6, light): strategies, then each stage on/off
 	$(BIN)/python -m raggin_lsp index $(MEASURED_VERSION) --profile light -q
 	$(BIN)/python -m raggin_lsp eval --profile light --version $(MEASURED_VERSION) --split test --no-plot
 	$(BIN)/python -m raggin_lsp eval --profile light --version $(MEASURED_VERSION) --split test --ablation
