@@ -317,17 +317,28 @@ def _second_profile_on_disk(index_path: Path) -> Path:
     """A second embedding profile's data beside the light one, as on a machine that
     indexed with both: the server must not pay for collections it does not search. It is
     a copy of the light collection under another profile's name (same size on disk)."""
-    from raggin_lsp.store.embedded import MANIFEST, ProfileFolder, profile_folders
+    from raggin_lsp.store.embedded import (
+        MANIFEST,
+        SHARD,
+        Manifest,
+        ProfileFolder,
+        copy_shard,
+        profile_folders,
+    )
 
     folders = [f for f in profile_folders(index_path) if not f.collection.endswith("bench")]
     target = index_path / "raggin_second-profile_bench"
     current = folders[0].current() if folders else None
     if current is not None and ProfileFolder(index_path, target.name).current() is None:
         copy = target / current.name
-        shutil.copytree(current, copy)
-        manifest = json.loads((copy / MANIFEST).read_text(encoding="utf-8"))
-        manifest.update(collection=target.name, profile="second-profile", fingerprint="bench")
-        (copy / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+        copy_shard(current / SHARD, copy / SHARD)
+        manifest = Manifest.read(current / MANIFEST)
+        manifest.collection, manifest.profile, manifest.fingerprint = (
+            target.name,
+            "second-profile",
+            "bench",
+        )
+        manifest.write(copy / MANIFEST)
     return target
 
 

@@ -124,14 +124,8 @@ class EmbeddedBackend:
         with self._lock:
             self._migrate_once()
             points = self._copy.refresh()
-            published = self._copy.manifest
-            found = dict(published.entries) if published is not None else {}
-            unfinished = self.folder.unfinished_manifest()
-            if unfinished is not None:
-                for version, info in unfinished.entries.items():
-                    if not info.complete and version not in found:
-                        found[version] = info
-            return ReadView(points=points, entries=list(found.values()))
+            # The entries of the generation this process searches, not of a newer one.
+            return ReadView(points=points, entries=entries_of(self.folder, self._copy.manifest))
 
     def all_entries(self) -> list[VersionInfo]:
         with self._lock:

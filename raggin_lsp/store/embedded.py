@@ -209,9 +209,11 @@ def profile_folders(store: Path) -> list[ProfileFolder]:
     ]
 
 
-def entries_of(folder: ProfileFolder) -> list[VersionInfo]:
-    """Published entries, plus the versions an unfinished job has started (incomplete)."""
-    published = folder.published_manifest()
+def entries_of(folder: ProfileFolder, published: Manifest | None = None) -> list[VersionInfo]:
+    """Published entries (of ``published``, else the newest generation's), plus the
+    versions an unfinished job has started (incomplete)."""
+    if published is None:
+        published = folder.published_manifest()
     found = dict(published.entries) if published is not None else {}
     unfinished = folder.unfinished_manifest()
     if unfinished is not None:

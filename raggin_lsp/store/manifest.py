@@ -76,11 +76,9 @@ def delete(client: QdrantClient, collection: str, version: str) -> None:
     )
 
 
-def entries(
-    client: QdrantClient, collection: str | None = None, *, source: str = MANIFEST_COLLECTION
-) -> list[VersionInfo]:
+def entries(client: QdrantClient, collection: str | None = None) -> list[VersionInfo]:
     """All entries (of one sections collection when given); none when there is no manifest."""
-    if not client.collection_exists(source):
+    if not client.collection_exists(MANIFEST_COLLECTION):
         return []
     query_filter = (
         models.Filter(
@@ -95,7 +93,11 @@ def entries(
     offset: models.ExtendedPointId | None = None
     while True:
         points, offset = client.scroll(
-            source, scroll_filter=query_filter, limit=_PAGE, offset=offset, with_payload=True
+            MANIFEST_COLLECTION,
+            scroll_filter=query_filter,
+            limit=_PAGE,
+            offset=offset,
+            with_payload=True,
         )
         found.extend(_info(point.payload or {}) for point in points)
         if offset is None:
