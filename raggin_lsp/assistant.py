@@ -7,6 +7,7 @@ code; ``ask`` is async and cancellable (cancelling its task closes the Ollama st
 """
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -18,19 +19,24 @@ from raggin_lsp import paths
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import get_profile_spec
+from raggin_lsp.errors import RagginError
 
 # The model types only: the Ollama client (half a second to import) loads on first use.
 from raggin_lsp.generate.model import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map, cached_docs_map
-from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.model import Reranker, SearchResult
 from raggin_lsp.retrieve.search import search as search_index
-from raggin_lsp.retrieve.stages import DEFAULT_STAGES, Stages
+from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexProgress, IndexReport
 from raggin_lsp.store.settings import StoreSettings
 
 DEFAULT_PROFILE = "bge-m3"
+# After Ollama failed to write a HyDE passage, searches go without one for this long.
+HYDE_RETRY_S = 60.0
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,7 @@ class AssistantConfig:
     top_k: int = 5
     fusion: str = DEFAULT_FUSION
     stages: Stages = DEFAULT_STAGES
+    reranker: str = DEFAULT_RERANKER  # a fastembed cross-encoder's name or a local folder
     history_turns: int = 3
     auto_index: bool = True
 
@@ -99,6 +106,9 @@ class Assistant:
         self._index: DocsIndex | None = None
         self._catalog: Catalog | None = None
         self._docs_maps: dict[tuple[str, float | None], DocsMap] = {}
+        self._reranker: Reranker | None = None
+        self._reranker_error: RagginError | None = None  # reported once, then remembered
+        self._hyde_paused_until = 0.0
 
     # ----------------------------------------------------------------- loading
 
@@ -251,7 +261,65 @@ class Assistant:
             one_per_page=one_per_page,
             stages=chosen,
             docs_map=self.docs_map(version) if chosen.needs_docs_map else None,
+            reranker=self.reranker() if chosen.rerank else None,
+            hypothetical=self.hypothetical_passage(query, version) if chosen.hyde else None,
         )
+
+    def reranker(self) -> Reranker:
+        """The cross-encoder of the ``rerank`` stage, loaded (or downloaded) on first use.
+
+        A failure is raised once with what to do, and then again at once on every later
+        call: nothing retries a download on each search.
+        """
+        with self._load_lock:
+            if self._reranker_error is not None:
+                raise self._reranker_error
+            if self._reranker is None:
+                from raggin_lsp.retrieve.rerank import CrossEncoderReranker  # loads onnxruntime
+
+                try:
+                    self._reranker = CrossEncoderReranker(self.config.reranker)
+                except RagginError as error:
+                    self._reranker_error = error
+                    raise
+            return self._reranker
+
+    def missing_model(self, stages: Stages) -> str | None:
+        """Why a stage of ``stages`` cannot run here (its model is missing), else ``None``.
+
+        For an evaluation: a HyDE stage without Ollama would quietly measure the search
+        without it.
+        """
+        try:
+            if stages.rerank:
+                self.reranker()
+            if stages.hyde:
+                from raggin_lsp.generate.ollama_api import ModelNotInstalledError
+
+                installed = asyncio.run(self.models())
+                if not {self.config.model, f"{self.config.model}:latest"} & set(installed):
+                    raise ModelNotInstalledError(self.config.model, self.config.ollama_host)
+        except RagginError as error:
+            return str(error)
+        return None
+
+    def hypothetical_passage(self, question: str, version: str) -> str | None:
+        """What the local model imagines the answer's docs passage to be (``hyde`` stage).
+
+        ``None`` when Ollama or its model is missing: the search goes on without it, and
+        for ``HYDE_RETRY_S`` seconds later searches do not try again, so none waits on it.
+        """
+        if time.monotonic() < self._hyde_paused_until:
+            return None
+        from raggin_lsp.generate.ollama_api import OllamaError
+        from raggin_lsp.generate.planning import hypothetical_passage
+
+        try:
+            return hypothetical_passage(question, version, self.config.generation_settings())
+        except OllamaError as error:
+            log.info("Searching without a HyDE passage for %.0f s: %s", HYDE_RETRY_S, error)
+            self._hyde_paused_until = time.monotonic() + HYDE_RETRY_S
+            return None
 
     def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
         """Read what each indexed version's docs say about their APIs now (the retrieval

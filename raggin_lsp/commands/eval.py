@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from raggin_lsp.cli_support import EXIT_OK, note
-from raggin_lsp.commands.index import add_store_arguments, assistant_from, latest_indexed
+from raggin_lsp.commands.index import (
+    add_retrieval_arguments,
+    add_store_arguments,
+    assistant_from,
+    latest_indexed,
+)
 from raggin_lsp.eval.questions import (
     DEFAULT_QUESTION_PATHS,
     SPLITS,
@@ -79,10 +84,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
         if args.ablation:
             default = Strategy.from_name(DEFAULT_STRATEGY)
-            rows = {
-                label: run_eval(questions, searcher(config), [default], version=version)
-                for label, config in ablation_configs(stages)
-            }
+            rows: dict[str, Any] = {}
+            for label, config in ablation_configs(stages):
+                missing = assistant.missing_model(config)
+                rows[label] = missing or run_eval(
+                    questions, searcher(config), [default], version=version
+                )
             table = _ablation_markdown(rows, version, args.split)
             args.out.mkdir(parents=True, exist_ok=True)
             (args.out / "ablation.md").write_text(table, encoding="utf-8")
@@ -115,6 +122,9 @@ def _ablation_markdown(rows: dict[str, Any], version: str, split: str) -> str:
         "|---|" + "|".join("---:" for _ in ABLATION_KEYS) + "|",
     ]
     for label, report in rows.items():
+        if isinstance(report, str):  # the stage's model is not available here
+            lines.append(f"| {label} | not run: {report} |" + " |" * (len(ABLATION_KEYS) - 1))
+            continue
         metrics = report.summary
         cells = [
             str(int(metrics[key])) if key == "n" else f"{metrics[key]:.3f}" for key in ABLATION_KEYS
@@ -161,12 +171,7 @@ def add_eval_command(subparsers: Any) -> None:
         metavar="NAME",
         help="rrf, dbsf, weighted, sparse or dense, optionally +pages; repeat (default: all)",
     )
-    parser.add_argument(
-        "--stages",
-        default="",
-        metavar="SPEC",
-        help="turn retrieval stages on/off, e.g. 'hub_demotion=off,-api_routing'",
-    )
+    add_retrieval_arguments(parser)
     parser.add_argument(
         "--ablation", action="store_true", help="one table: each retrieval stage on/off"
     )

@@ -11,6 +11,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.cli_support import EXIT_OK, ProgressBar, note, print_json
+from raggin_lsp.retrieve.stages import DEFAULT_RERANKER
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
 if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: seconds, paid only when used
@@ -47,6 +48,22 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
 
 
+def add_retrieval_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of the commands that search (``search``, ``eval``)."""
+    parser.add_argument(
+        "--stages",
+        default="",
+        metavar="SPEC",
+        help="turn retrieval stages on/off, e.g. 'hub_demotion=off,-api_routing,rerank=on'",
+    )
+    parser.add_argument(
+        "--reranker",
+        default=DEFAULT_RERANKER,
+        metavar="NAME-OR-FOLDER",
+        help=f"cross-encoder of the rerank stage ({DEFAULT_RERANKER}; downloaded on first use)",
+    )
+
+
 def assistant_from(args: argparse.Namespace) -> "Assistant":
     from raggin_lsp.assistant import Assistant, AssistantConfig
 
@@ -59,6 +76,7 @@ def assistant_from(args: argparse.Namespace) -> "Assistant":
             qdrant_api_key=args.qdrant_api_key,
             shard_number=args.shards,
             replication_factor=args.replicas,
+            reranker=getattr(args, "reranker", DEFAULT_RERANKER),
         )
     )
 
@@ -300,6 +318,7 @@ _EXPLAINED = (
     ("api", "API routing"),
     ("hub", "hub"),
     ("router", "other router"),
+    ("rerank", "cross-encoder"),
     ("final", "final"),
 )
 
@@ -404,11 +423,6 @@ def add_index_commands(subparsers: Any) -> None:
     )
     search.add_argument("--json", action="store_true", help="print JSON")
     search.add_argument("--explain", action="store_true", help="show each stage's score per result")
-    search.add_argument(
-        "--stages",
-        default="",
-        metavar="SPEC",
-        help="turn retrieval stages on/off, e.g. 'hub_demotion=off,-api_routing'",
-    )
+    add_retrieval_arguments(search)
     add_store_arguments(search)
     search.set_defaults(handler=cmd_search)

@@ -163,3 +163,36 @@ async def is_reachable(host: str) -> bool:
     except OllamaError:
         return False
     return True
+
+
+def chat_once(
+    *,
+    host: str,
+    model: str,
+    messages: Sequence[Mapping[str, Any]],
+    options: Mapping[str, Any] | None = None,
+    timeout: httpx.Timeout = PROBE_TIMEOUT,
+) -> str:
+    """One whole (not streamed) chat reply, blocking; for short helper prompts.
+
+    Raises :class:`OllamaError` subclasses: at once when nothing listens at ``host`` or
+    the model is not installed, else after ``timeout``.
+    """
+    try:
+        client = ollama.Client(host=host, timeout=timeout)
+    except (ValueError, httpx.InvalidURL) as error:
+        raise OllamaError(f"`{host}` is not a valid Ollama address: {error}") from None
+    with client:
+        try:
+            reply = client.chat(
+                model=model, messages=messages, stream=False, options=_clean(options)
+            )
+        except ollama.ResponseError as error:
+            raise _translate_response_error(error, model, host) from None
+        except (httpx.ConnectTimeout, ConnectionError):  # the client's own connect failure
+            raise OllamaUnreachableError(host) from None
+        except httpx.TimeoutException:
+            raise OllamaStreamError(f"Ollama did not answer within {timeout.read} s") from None
+        except (httpx.HTTPError, OSError, ValueError, ollama.RequestError) as error:
+            raise OllamaStreamError(f"Ollama's reply could not be read ({error!r})") from None
+    return reply.message.content or ""

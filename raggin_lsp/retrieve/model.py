@@ -1,7 +1,8 @@
 """What a search returns: one docs section with where it came from and how it scored."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from raggin_lsp.corpus.model import CodeSnippet
 
@@ -19,7 +20,8 @@ class SearchResult:
     router: str
     tag: str
     score: float  # final score after every retrieval stage
-    # Per stage, for --explain: sparse, text, code (raw), fused, api, hub, router, final.
+    # Per stage, for --explain: sparse, text, code (raw), fused, api, page, hub, router,
+    # rerank (the cross-encoder's raw score), final.
     scores: dict[str, float] = field(default_factory=dict)
     also: tuple[str, ...] = ()  # the same page for the other router (an App/Pages twin)
 
@@ -53,3 +55,10 @@ class SearchResult:
             "scores": dict(self.scores),
             "also": list(self.also),
         }
+
+
+class Reranker(Protocol):
+    """A cross-encoder (:mod:`raggin_lsp.retrieve.rerank`): one score per passage, higher is
+    a better answer to the question."""
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]: ...

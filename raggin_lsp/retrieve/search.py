@@ -21,7 +21,7 @@ from raggin_lsp.corpus.urls import absolute_links, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
 from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map
 from raggin_lsp.retrieve.fusion import DEFAULT_WEIGHTS, weighted_fusion
-from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.model import Reranker, SearchResult
 from raggin_lsp.retrieve.query import QueryAnalysis, analyze, find_identifiers, implied_router
 from raggin_lsp.retrieve.stages import DEFAULT_STAGE_WEIGHTS, DEFAULT_STAGES, Stages, StageWeights
 from raggin_lsp.retrieve.strategies import (
@@ -66,6 +66,8 @@ def search(
     stages: Stages = DEFAULT_STAGES,
     weights: StageWeights = DEFAULT_STAGE_WEIGHTS,
     docs_map: DocsMap | None = None,
+    reranker: Reranker | None = None,
+    hypothetical: str | None = None,
 ) -> list[SearchResult]:
     """The ``top_k`` best sections of ``version`` for ``query`` (and ``code``, if given).
 
@@ -74,7 +76,9 @@ def search(
     preferred (``stages.infer_router``). ``docs_map`` (what the version's docs say about
     their APIs, :mod:`.docsmap`) is built from the index when a stage needs it and none
     is given. ``latest_major`` decides the form of nextjs.org links (default: the newest
-    major among the index's complete versions).
+    major among the index's complete versions). The stages that need a model beyond the
+    embedder act only when the caller passes what they need: ``stages.rerank`` a
+    ``reranker``, ``stages.hyde`` the ``hypothetical`` passage a local LLM wrote.
     """
     if fusion not in STRATEGIES:
         raise ValueError(f"unknown fusion {fusion!r}; choose one of {', '.join(STRATEGIES)}")
@@ -97,6 +101,9 @@ def search(
         _queries_for(embedder, part, part, [], None, fusion)
         for part in (analysis.parts if stages.sub_queries and fusion not in _SINGLE else ())
     ]
+    if stages.hyde and hypothetical and hypothetical.strip() and fusion not in _SINGLE:
+        # HyDE: the imagined answer is searched like one more part of the question.
+        parts.append(_queries_for(embedder, hypothetical, hypothetical, [], None, fusion))
     routers = allowed_routers(router)
     hits, scores = _ranked(
         index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
@@ -109,6 +116,8 @@ def search(
         )
     preferred = router or (analysis.router if stages.infer_router else None)
     hits = _rescored(hits, scores, routed, outline, docs_map, preferred, stages, weights)
+    if stages.rerank and reranker is not None:
+        hits = _reranked(hits, scores, analysis.text, reranker, version, weights)
 
     major = latest_major if latest_major is not None else index.latest_major()
     results = [
@@ -284,6 +293,40 @@ def _rescored(
         own["final"] = value
         rescored.append(replace(hit, score=value))
     return sorted(rescored, key=lambda hit: -hit.score)
+
+
+def _reranked(
+    hits: Sequence[Hit],
+    scores: dict[str, dict[str, float]],
+    question: str,
+    reranker: Reranker,
+    version: str,
+    weights: StageWeights,
+) -> list[Hit]:
+    """The best candidates re-ordered by a cross-encoder, blended with their scores so far.
+
+    A candidate's final score is ``(1 - w) * score + w * top * r``, where ``r`` is its
+    cross-encoder score min-max normalised over the candidates read and ``top`` the best
+    score so far; candidates beyond those read count as ``r = 0``, so they stay below.
+    """
+    if not hits:
+        return []
+    read = list(hits[: weights.rerank_candidates])
+    passages = [section_from_payload(dict(hit.payload), version).embedding_text() for hit in read]
+    raw = reranker.score(question, passages)
+    low, high = min(raw), max(raw)
+    span = high - low if high > low else 1.0
+    top, share = hits[0].score, weights.rerank_weight
+    reranked = []
+    for position, hit in enumerate(hits):
+        value = (1 - share) * hit.score
+        own = scores.setdefault(hit.id, {})
+        if position < len(read):
+            value += share * top * (raw[position] - low) / span
+            own["rerank"] = raw[position]
+        own["final"] = value
+        reranked.append(replace(hit, score=value))
+    return sorted(reranked, key=lambda hit: -hit.score)
 
 
 def collapse_twins(

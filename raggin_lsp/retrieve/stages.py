@@ -18,6 +18,9 @@ class Stages:
     hub_demotion: bool = True  # pages that mention every API are demoted
     collapse_twins: bool = True  # an App/Pages twin pair takes one slot
     page_signal: bool = True  # the page's title, description and outline as their own vectors
+    # Need a model beyond the embedding profile, so off unless turned on:
+    rerank: bool = False  # a cross-encoder re-orders the best candidates
+    hyde: bool = False  # the local LLM writes the passage that would answer; searched too
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -39,7 +42,8 @@ NO_STAGES = Stages(**dict.fromkeys(Stages.names(), False))
 # (16.2.0 and 16.4.6, light, dbsf+pages, no router given). Sub-queries and API routing
 # did not help (the named API's page is mostly found anyway, and a routed page is often
 # not the one asked about), so they are off and stay available as settings; see
-# README.md for the ablation table.
+# README.md for the ablation table. Reranking and HyDE need models these machines cannot
+# download (a cross-encoder, an Ollama model), so they could not be measured and are off.
 DEFAULT_STAGES = Stages()
 
 
@@ -53,9 +57,16 @@ class StageWeights:
     part_weight: float = 0.5  # weight of each sub-query against the whole question
     page_weight: float = 0.5  # added, times the page outline's normalised score
     page_candidates: int = 3  # best outline matches added when no section of theirs came
+    # Not tuned here (no cross-encoder or LLM can be downloaded on our machines): the usual
+    # choices, to be measured with `raggin-lsp eval --stages rerank=on` where they can.
+    rerank_candidates: int = 20  # best candidates the cross-encoder reads
+    rerank_weight: float = 0.7  # its share of a candidate's final score
 
 
 DEFAULT_STAGE_WEIGHTS = StageWeights()
+# The cross-encoder of the ``rerank`` stage (:mod:`.rerank`): fastembed's MS MARCO MiniLM,
+# 80 MB, small enough to read ~20 candidates per search on a CPU.
+DEFAULT_RERANKER = "Xenova/ms-marco-MiniLM-L-6-v2"
 
 
 def parse_stage_settings(text: str, base: Stages = DEFAULT_STAGES) -> Stages:

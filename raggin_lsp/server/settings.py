@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from raggin_lsp.retrieve.stages import DEFAULT_STAGES, Stages
+from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class Settings:
     top_k: int = 5
     fusion: str = DEFAULT_FUSION
     stages: Stages = DEFAULT_STAGES
+    reranker_model: str = DEFAULT_RERANKER
     history_turns: int = 3
     auto_index: bool = True
 
@@ -78,6 +79,7 @@ class Settings:
             top_k=self.top_k,
             fusion=self.fusion,
             stages=self.stages,
+            reranker=self.reranker_model,
             history_turns=self.history_turns,
             auto_index=self.auto_index,
         )
@@ -98,6 +100,7 @@ class Settings:
             "topK": self.top_k,
             "fusion": self.fusion,
             "retrievalStages": stages_to_json(self.stages),
+            "rerankerModel": self.reranker_model,
             "historyTurns": self.history_turns,
             "autoIndex": self.auto_index,
         }
@@ -251,6 +254,7 @@ FIELDS: dict[str, tuple[str, Check]] = {
     "topK": ("top_k", _integer(1, 50)),
     "fusion": ("fusion", _choice(*FUSIONS)),
     "retrievalStages": ("stages", _stages),
+    "rerankerModel": ("reranker_model", _text),
     "historyTurns": ("history_turns", _integer(0, 20)),
     "autoIndex": ("auto_index", _boolean),
 }

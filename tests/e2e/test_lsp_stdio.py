@@ -96,13 +96,6 @@ def hover_text(hover: types.Hover | None) -> str:
     return hover.contents.value
 
 
-async def test_initialize_answers_within_half_a_second(
-    tmp_path: Path, project: Path, index_dir: Path, fake_ollama: FakeOllama
-) -> None:
-    async with serve(tmp_path, project, index_dir, fake_ollama.host) as session:
-        assert session.initialize_seconds < 0.5
-
-
 @pytest.mark.parametrize(
     ("relative", "needle", "page"),
     [

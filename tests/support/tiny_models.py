@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from tokenizers import Tokenizer, models, pre_tokenizers, processors
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
 # The writer lives in the package (the benchmark writes a random head with it too).
 from raggin_lsp.bench.torch_writer import (
@@ -166,3 +166,78 @@ def _write_tokenizer(folder: Path, vocab: dict[str, int]) -> None:
         json.dumps({"model_max_length": 8192, **special_map})
     )
     (folder / "config.json").write_text(json.dumps({"pad_token_id": SPECIALS["<pad>"]}))
+
+
+CROSS_SPECIALS = {"[CLS]": 0, "[SEP]": 1, "[PAD]": 2, "[UNK]": 3}
+
+
+@dataclass(frozen=True)
+class TinyCrossEncoder:
+    """A cross-encoder whose score is the sum of per-word weights over question and passage.
+
+    Crude, but a real ONNX graph run by fastembed, and ``expected`` computes its score
+    independently (unknown words weigh 0).
+    """
+
+    folder: Path
+    word_weights: dict[str, float]
+
+    def expected(self, query: str, passage: str) -> float:
+        words = [*query.lower().split(), *passage.lower().split()]
+        return float(sum(self.word_weights.get(word, 0.0) for word in words))
+
+
+def build_tiny_cross_encoder(folder: Path, word_weights: dict[str, float]) -> TinyCrossEncoder:
+    """A folder the ``rerank`` stage loads as a local cross-encoder (``model.onnx``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = {**CROSS_SPECIALS, **{word: 4 + i for i, word in enumerate(sorted(word_weights))}}
+    table = np.zeros((len(vocab), 1), dtype=np.float32)
+    for word, weight in word_weights.items():
+        table[vocab[word], 0] = weight
+    nodes = [
+        helper.make_node("Gather", ["word_weight", "input_ids"], ["weights"]),  # [b, s, 1]
+        helper.make_node("Squeeze", ["weights", "last_axis"], ["per_token"]),  # [b, s]
+        helper.make_node("Cast", ["attention_mask"], ["mask"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["per_token", "mask"], ["masked"]),
+        helper.make_node("ReduceSum", ["masked", "seq_axis"], ["logits"], keepdims=1),  # [b, 1]
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_cross_encoder",
+        inputs=[
+            helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
+            for name in ("input_ids", "attention_mask", "token_type_ids")
+        ],
+        outputs=[helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
+        initializer=[
+            numpy_helper.from_array(table, "word_weight"),
+            numpy_helper.from_array(np.array([2], dtype=np.int64), "last_axis"),
+            numpy_helper.from_array(np.array([1], dtype=np.int64), "seq_axis"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save_model(model, str(folder / "model.onnx"))
+
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", CROSS_SPECIALS["[CLS]"]), ("[SEP]", CROSS_SPECIALS["[SEP]"])],
+    )
+    tokenizer.save(str(folder / "tokenizer.json"))
+    special_map = {
+        "cls_token": "[CLS]",
+        "sep_token": "[SEP]",
+        "pad_token": "[PAD]",
+        "unk_token": "[UNK]",
+    }
+    (folder / "special_tokens_map.json").write_text(json.dumps(special_map))
+    (folder / "tokenizer_config.json").write_text(
+        json.dumps({"model_max_length": 512, **special_map})
+    )
+    (folder / "config.json").write_text(json.dumps({"pad_token_id": CROSS_SPECIALS["[PAD]"]}))
+    return TinyCrossEncoder(folder, dict(word_weights))

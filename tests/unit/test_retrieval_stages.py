@@ -147,5 +147,6 @@ def test_every_stage_reports_its_score_for_explain(index: DocsIndex) -> None:
 def test_stage_settings_parse_and_refuse_unknown_names() -> None:
     stages = parse_stage_settings("api_routing=off,-hub_demotion,+sub_queries")
     assert (stages.api_routing, stages.hub_demotion, stages.sub_queries) == (False, False, True)
-    with pytest.raises(ValueError, match="Unknown stage 'rerank'"):
-        parse_stage_settings("rerank=on")
+    assert parse_stage_settings("rerank=on,hyde=on").rerank
+    with pytest.raises(ValueError, match="Unknown stage 'telepathy'"):
+        parse_stage_settings("telepathy=on")

@@ -16,6 +16,7 @@ export const SERVER_KEYS = [
   'topK',
   'fusion',
   'retrievalStages',
+  'rerankerModel',
   'historyTurns',
   'autoIndex',
 ] as const;
