@@ -93,7 +93,8 @@ def commands_for(
             )
             break
 
-    if not span.empty:
+    # Nothing to explain in a range of blanks, or one beyond the end of the document.
+    if selection_text(text, span).strip():
         commands.append(
             _command(
                 f"Explain with {label} docs",

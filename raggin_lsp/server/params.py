@@ -31,7 +31,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _kind(value: Any) -> str:
+def json_kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -54,7 +54,7 @@ class Fields:
         if raw is None:
             raw = {}
         if not isinstance(raw, Mapping):
-            raise ParamError(f"{where} must be an object, got {_kind(raw)}")
+            raise ParamError(f"{where} must be an object, got {json_kind(raw)}")
         self.raw = raw
         self.where = where
 
@@ -62,7 +62,7 @@ class Fields:
         return key if self.where == "params" else f"{self.where}.{key}"
 
     def _wrong(self, key: str, expected: str, value: Any) -> ParamError:
-        return ParamError(f"{self._path(key)} must be {expected}, got {_kind(value)}")
+        return ParamError(f"{self._path(key)} must be {expected}, got {json_kind(value)}")
 
     def string(self, key: str, *, required: bool = False, empty: bool = False) -> str | None:
         value = self.raw.get(key)

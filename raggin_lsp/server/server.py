@@ -4,18 +4,19 @@ Heavy modules (the pipeline, fastembed, Qdrant) are imported by :mod:`.loading` 
 the index is first loaded, after ``initialized``, so ``initialize`` answers at once.
 """
 
+import json
 import logging
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import FeatureNotificationError
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 from raggin_lsp.project import ProjectCache
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
+from raggin_lsp.server.protocol import RagginProtocol
 from raggin_lsp.server.settings import Settings, SettingsStore
 
 log = logging.getLogger(__name__)
@@ -32,22 +33,9 @@ def _package_version() -> str:
         return "0.0.0+source"
 
 
-class RagginProtocol(LanguageServerProtocol):
-    """Lets ``$/cancelRequest`` reach the task doing the work, not only pygls's future."""
-
-    def __init__(self, server: "RagginServer", converter: Any) -> None:
-        super().__init__(server, converter)
-        self.jobs = server.jobs
-
-    def handle_message(self, message: Any) -> None:
-        if getattr(message, "method", None) == types.CANCEL_REQUEST:
-            request_id = getattr(getattr(message, "params", None), "id", None)
-            if request_id is not None:
-                self.jobs.cancel_request(request_id)
-        super().handle_message(message)
-
-
 class RagginServer(LanguageServer):
+    protocol: RagginProtocol
+
     def __init__(self) -> None:
         self.jobs = Jobs()  # before the protocol, which holds on to it
         super().__init__(
@@ -90,7 +78,18 @@ class RagginServer(LanguageServer):
 
         pygls's default shows every one of them, including a failure to write to a
         closed stdout, which would fail again and again at shutdown.
+
+        pygls's read loop reports a body that ``json.loads`` rejects here, with
+        ``JsonRpcException`` as the source: that one is answered with a ParseError. (It
+        must not raise: the read loop calls it without a guard.)
         """
+        unparsable = json.JSONDecodeError | UnicodeDecodeError | RecursionError
+        if source is JsonRpcException and isinstance(error, unparsable):
+            try:
+                self.protocol.answer_unparsable(error)
+            except Exception:
+                log.exception("Could not answer a message that is not JSON")
+            return
         log.error("pygls reported %s: %s", getattr(source, "__name__", source), error)
         if self._reporting_error or not self.connected:
             return
