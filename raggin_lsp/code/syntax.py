@@ -26,7 +26,7 @@ from typing import Literal
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser, Tree
 
-RefKind = Literal["import", "module", "export", "directive", "config"]
+RefKind = Literal["import", "module", "export", "directive", "config", "file"]
 
 SOURCE_SUFFIXES = (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".md", ".mdx")
 _TYPESCRIPT_SUFFIXES = (".ts", ".mts", ".cts")
