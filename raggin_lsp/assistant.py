@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from raggin_lsp import paths
+from raggin_lsp.corpus.apis import ApiCatalog
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import get_profile_spec
@@ -109,6 +110,7 @@ class Assistant:
         self._reranker: Reranker | None = None
         self._reranker_error: RagginError | None = None  # reported once, then remembered
         self._hyde_paused_until = 0.0
+        self._api_catalogs: dict[str, ApiCatalog] = {}
 
     # ----------------------------------------------------------------- loading
 
@@ -330,6 +332,14 @@ class Assistant:
             if progress is not None:
                 progress(f"Reading the API pages of the Next.js {version} docs")
             self.docs_map(version)
+
+    def api_catalog(self, version: str) -> ApiCatalog:
+        """The APIs ``version``'s docs document (built from its docs once, then cached)."""
+        from raggin_lsp.corpus.apis import load_catalog as load_api_catalog
+
+        if version not in self._api_catalogs:
+            self._api_catalogs[version] = load_api_catalog(version)
+        return self._api_catalogs[version]
 
     def docs_map(self, version: str) -> DocsMap:
         """What ``version``'s docs say about their APIs (built once, then cached on disk)."""

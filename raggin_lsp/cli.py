@@ -24,6 +24,7 @@ from raggin_lsp.cli_support import (
     note,
     print_json,
 )
+from raggin_lsp.commands.apis import add_apis_command
 from raggin_lsp.commands.bench import add_bench_command
 from raggin_lsp.commands.demo import add_demo_command
 from raggin_lsp.commands.eval import add_eval_command
@@ -207,6 +208,7 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     _add_versions,
     _add_docs,
     add_index_commands,
+    add_apis_command,
     add_serve_command,
     add_demo_command,
     add_eval_command,

@@ -4,17 +4,19 @@ comment's question, and index the docs version when it is missing.
 They only build commands (run with ``workspace/executeCommand``), so they are instant.
 """
 
+import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from raggin_lsp.code import lookup
 from raggin_lsp.server import targets
 from raggin_lsp.server.ask import selection_text
 from raggin_lsp.server.params import Position, Span
-from raggin_lsp.server.terms import as_router, find_term
 
 if TYPE_CHECKING:
+    from raggin_lsp.corpus.apis import ApiCatalog
     from raggin_lsp.server.server import RagginServer
 
 KIND = types.CodeActionKind.QuickFix
@@ -48,11 +50,17 @@ def _title_version(version: str | None) -> str:
     return f"Next.js {version}" if version else "Next.js"
 
 
-def _symbol(text: str, span: Span, path: str, router: str | None) -> tuple[str, str] | None:
-    """(label, query): the Next.js term at the cursor, else a short one-line selection."""
-    term = find_term(text, span.start.line, span.start.character, path, as_router(router))
-    if term is not None:
-        return term.name, term.query
+def _symbol(
+    text: str, span: Span, path: str, router: str | None, catalog: "ApiCatalog | None"
+) -> tuple[str, str] | None:
+    """(label, query): the Next.js API at the cursor (when the version's catalog is at
+    hand), else a short one-line selection."""
+    if catalog is not None:
+        found = lookup.api_at(catalog, text, span.start.line, span.start.character, path, router)
+        if found is not None:
+            reference, api = found
+            query = " ".join(part for part in (api.name, api.description) if part)
+            return reference.label, query
     if span.empty or span.start.line != span.end.line:
         return None
     selected = selection_text(text, span).strip()
@@ -66,7 +74,12 @@ def _command(title: str, command: str, argument: Any) -> types.Command:
 
 
 def commands_for(
-    server: "RagginServer", uri: str, text: str, path: str, span: Span
+    server: "RagginServer",
+    uri: str,
+    text: str,
+    path: str,
+    span: Span,
+    catalog: "ApiCatalog | None" = None,
 ) -> list[types.Command]:
     target = targets.resolve(server, uri, text=text)
     version = target.version
@@ -103,7 +116,7 @@ def commands_for(
             )
         )
 
-    symbol = _symbol(text, span, path, target.router)
+    symbol = _symbol(text, span, path, target.router, catalog)
     if symbol is not None:
         name, query = symbol
         commands.append(
@@ -131,12 +144,23 @@ async def code_actions(
         Position(params.range.start.line, params.range.start.character),
         Position(params.range.end.line, params.range.end.character),
     )
-    commands = commands_for(server, document.uri, document.source, document.path, span)
+    catalog = await _catalog(server, document.uri, document.source)
+    commands = commands_for(server, document.uri, document.source, document.path, span, catalog)
     if not commands:
         return None
     if not _literal_support(server):
         return list(commands)
     return [types.CodeAction(title=c.title, kind=KIND, command=c) for c in commands]
+
+
+async def _catalog(server: "RagginServer", uri: str, text: str) -> "ApiCatalog | None":
+    """The catalog of the document's version when the index is loaded and has it (a code
+    action never waits for loading or indexing)."""
+    assistant = server.loader.ready_assistant()
+    version = targets.resolve(server, uri, text=text).version
+    if assistant is None or version is None or version not in server.loader.indexed:
+        return None
+    return await asyncio.to_thread(assistant.api_catalog, version)
 
 
 def _literal_support(server: "RagginServer") -> bool:

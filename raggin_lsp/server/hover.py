@@ -1,7 +1,10 @@
 """Hover: the docs section for the Next.js API under the cursor, for the project's version.
 
-No LLM here: a hover is one hybrid search for the term's curated query, preferring a
-result on the term's own docs page. Unknown words answer None at once.
+No LLM here. The code at the cursor is read with tree-sitter (``raggin_lsp.code``); the
+version's API catalog (derived from its docs) says which reference page documents it;
+one hybrid search finds the best section, preferring that page. The link always points
+at the catalog's page, which exists in that version. Code that names nothing Next.js
+could document answers None before anything is loaded.
 """
 
 import asyncio
@@ -10,10 +13,12 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from raggin_lsp.code import lookup
+from raggin_lsp.code.syntax import Reference, SourceFile, is_source_file
+from raggin_lsp.corpus.apis import Api, Deprecation
 from raggin_lsp.corpus.urls import major_of, site_url
 from raggin_lsp.server import targets
 from raggin_lsp.server.loading import not_indexed_message
-from raggin_lsp.server.terms import SOURCE_SUFFIXES, Term, as_router, find_term, is_config_file
 
 if TYPE_CHECKING:
     from raggin_lsp.retrieve.model import SearchResult
@@ -24,17 +29,14 @@ MAX_SECTION_CHARS = 1800
 
 
 def wants_hover(path: str) -> bool:
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return name.endswith(SOURCE_SUFFIXES) or is_config_file(name)
+    return is_source_file(path)
 
 
-def pick_result(results: "list[SearchResult]", term: Term) -> "SearchResult | None":
-    """The best result on the term's own page (in the page order given), else the best."""
-    for page in term.pages:
-        on_page = [result for result in results if result.url_path == page]
-        if on_page:
-            return max(on_page, key=lambda result: result.score)
-    return results[0] if results else None
+def pick_result(results: "list[SearchResult]", page: str) -> "SearchResult | None":
+    """The best result on the API's own page, else None (the hover then shows the
+    page's description: a section of another page would document something else)."""
+    on_page = [result for result in results if result.url_path == page]
+    return max(on_page, key=lambda result: result.score) if on_page else None
 
 
 def shorten(text: str, limit: int = MAX_SECTION_CHARS) -> str:
@@ -54,22 +56,27 @@ def page_url(page: str, version: str, latest: str | None) -> str:
     return site_url(page, version, major_of(latest) if latest else None)
 
 
-def render(term: Term, result: "SearchResult | None", version: str, latest: str | None) -> str:
-    router = {"app": " · App Router", "pages": " · Pages Router"}.get(term.router or "", "")
+def render(
+    api: Api,
+    reference: Reference,
+    result: "SearchResult | None",
+    version: str,
+    latest: str | None,
+    deprecation: Deprecation | None = None,
+) -> str:
+    router = {"app": " · App Router", "pages": " · Pages Router"}.get(api.router, "")
     lines = [f"**Next.js {version} docs**{router}", ""]
+    if deprecation is not None:
+        instead = (
+            f" Use `{deprecation.replacement.name}` instead." if deprecation.replacement else ""
+        )
+        lines += [f"> **{deprecation.status.capitalize()}**: {deprecation.evidence}{instead}", ""]
     if result is None:
-        lines.append(f"No section of the Next.js {version} docs matches `{term.name}`.")
+        lines += [f"### {api.title}", "", api.description or f"`{reference.label}`", ""]
     else:
-        heading = result.heading or result.title
-        lines += [f"### {heading}", "", shorten(result.text), ""]
-    if result is not None and (not term.pages or result.url_path in term.pages):
-        link, label = result.url, result.title or term.name
-    elif term.page is not None:
-        link, label = page_url(term.page, version, latest), term.name
-    else:
-        assert result is not None
-        link, label = result.url, result.title
-    lines.append(f"[{label} on nextjs.org]({link})")
+        lines += [f"### {result.heading or result.title}", "", shorten(result.text), ""]
+    link = result.url if result is not None else page_url(api.url_path, version, latest)
+    lines.append(f"[{api.title} on nextjs.org]({link})")
     return "\n".join(lines)
 
 
@@ -86,30 +93,29 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
     document = server.workspace.get_text_document(params.text_document.uri)
     if not wants_hover(document.path):
         return None
-    target = targets.resolve(server, document.uri, text=document.source)
-    router = as_router(target.router)
-    term = find_term(
-        document.source,
-        params.position.line,
-        params.position.character,
-        document.path,
-        router=router,
-    )
-    if term is None:
+    line, character = params.position.line, params.position.character
+    source = SourceFile(document.source, document.path)
+    if lookup.reference_at(source, line, character) is None:
         return None
     assistant = await server.loader.assistant()
-    target = targets.resolve(server, document.uri, text=document.source)  # now with the index
+    target = targets.resolve(server, document.uri, text=document.source)
     version = targets.require_version(target)
     if version not in server.loader.indexed:
         if server.settings.auto_index:
             server.loader.start_index(version)
         return _markdown(_notice(version, server.settings.auto_index))
-    search_router = term.router or router
+    catalog = await asyncio.to_thread(assistant.api_catalog, version)
+    found = lookup.api_at(catalog, document.source, line, character, document.path, target.router)
+    if found is None:
+        return None
+    reference, api = found
+    query = " ".join(part for part in (api.name, api.description) if part)
     results = await asyncio.to_thread(
-        assistant.search, term.query, version, router=search_router, top_k=HOVER_RESULTS
+        assistant.search, query, version, router=api.router, top_k=HOVER_RESULTS
     )
-    result = pick_result(results, term)
-    return _markdown(render(term, result, version, server.loader.latest))
+    deprecation = catalog.deprecation_of(lookup.symbol_of(reference))
+    result = pick_result(results, api.url_path)
+    return _markdown(render(api, reference, result, version, server.loader.latest, deprecation))
 
 
 def _markdown(text: str) -> types.Hover:

@@ -4,7 +4,8 @@ Order for the version: the request's own ``version``; the version picked with
 ``raggin.selectVersion``; the ``nextVersion`` setting unless ``auto``; the document's
 project (installed, else the declared range); the newest indexed; the newest release.
 Order for the router: the request's; the ``router`` setting unless ``auto``; the folder
-the document is in; the document's imports (``next/router`` means Pages); none.
+the document is in; none. (The hover then lets the document's imports decide: the API
+catalog knows which router each imported API belongs to.)
 """
 
 from dataclasses import dataclass
@@ -15,7 +16,6 @@ from pygls.uris import to_fs_path
 
 from raggin_lsp.errors import RagginError
 from raggin_lsp.project import Project, choose_version
-from raggin_lsp.server.terms import document_router
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer
@@ -61,8 +61,6 @@ def resolve(
         chosen_router = server.settings.router
     if chosen_router is None and project is not None and path is not None:
         chosen_router = project.router_for(path)
-    if chosen_router is None and text is not None:
-        chosen_router = document_router(text)
     return Target(
         version=choice.version if choice else None,
         router=chosen_router,

@@ -20,6 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from raggin_lsp.assistant import AssistantConfig, IndexStage
+from raggin_lsp.corpus.apis import ApiCatalog, catalog_of_tree
 from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.corpus.urls import site_url
 from raggin_lsp.corpus.versions import Catalog, Release
@@ -48,6 +49,7 @@ class Script:
     index_batches: int = 5
     batch_delay: float = 0.02
     models: list[str] = field(default_factory=lambda: ["qwen2.5-coder:7b"])
+    docs_root: str | None = None  # a real docs tree: the API catalog is derived from it
 
 
 SCRIPT = Script(**json.loads(os.environ.get("RAGGIN_FAKE", "{}")))
@@ -86,6 +88,12 @@ class FakeAssistant:
 
     def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
         """Nothing to read ahead: the scripted answers need no docs map."""
+
+    def api_catalog(self, version: str) -> ApiCatalog:
+        """The real catalog, built from the real docs tree the test names."""
+        if SCRIPT.docs_root is None:
+            return ApiCatalog(version)
+        return catalog_of_tree(Path(SCRIPT.docs_root), version)
 
     def indexed_versions(self) -> list[str]:
         return sorted(self.indexed)

@@ -16,6 +16,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from raggin_lsp.corpus.fetch import ensure_docs
 from tests.server.harness import Session, copy_fixture, lsp_session
 
 FAKE_SERVER = [sys.executable, str(Path(__file__).with_name("fake_server.py"))]
@@ -30,12 +31,26 @@ def project(tmp_path: Path) -> Path:
     return copy_fixture(tmp_path)
 
 
+@pytest.fixture(scope="session")
+def docs_root() -> str:
+    """The real 16.2.0 docs (cached; fetched from npm the first time)."""
+    return str(ensure_docs("16.2.0"))
+
+
 def server_env(tmp_path: Path, **script: Any) -> dict[str, str]:
     return {
-        "RAGGIN_FAKE": json.dumps(script),
+        "RAGGIN_FAKE": json.dumps({"docs_root": DOCS_ROOT.get("path"), **script}),
         "RAGGIN_CACHE_DIR": str(tmp_path / "cache"),
         "RAGGIN_CONFIG_FILE": str(tmp_path / "no-user-config.yaml"),
     }
+
+
+DOCS_ROOT: dict[str, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def _real_docs(docs_root: str) -> None:
+    DOCS_ROOT["path"] = docs_root
 
 
 @asynccontextmanager
@@ -402,3 +417,78 @@ async def test_versions_reports_the_detected_project(tmp_path: Path, project: Pa
         await session.command("raggin.selectVersion", "16.4.6")
         versions = await session.request("raggin/versions", {"textDocument": {"uri": uri}})
         assert versions["selected"] == "16.4.6"
+
+
+NAV = """'use client'
+import { usePathname } from 'next/navigation'
+export function Nav() {
+  const path = usePathname()
+  return path
+}
+"""
+PROXY = """import { NextResponse } from 'next/server'
+export function proxy() {
+  return NextResponse.next()
+}
+"""
+CONFIG = """import type { NextConfig } from 'next'
+const nextConfig: NextConfig = {
+  basePath: '/docs',
+}
+export default nextConfig
+"""
+HOVER_KINDS = [
+    pytest.param(
+        "app/actions.ts", None, "revalidatePath('/blog')", "functions/revalidatePath", id="import"
+    ),
+    pytest.param(
+        "app/nav.tsx",
+        NAV,
+        "usePathname()",
+        "functions/use-pathname",
+        id="hook-call",
+    ),
+    pytest.param(
+        "proxy.ts",
+        PROXY,
+        "import",
+        "file-conventions/proxy",
+        id="proxy-file",
+    ),
+    pytest.param(
+        "middleware.ts",
+        "export function middleware() {}\n",
+        "export",
+        "file-conventions/proxy",
+        id="middleware-file",
+    ),
+    pytest.param("app/actions.ts", None, "'use server'", "directives/use-server", id="directive"),
+    pytest.param(
+        "next.config.ts",
+        CONFIG,
+        "basePath",
+        "config/next-config-js/basePath",
+        id="config-key",
+    ),
+]
+
+
+@pytest.mark.parametrize(("path", "text", "at", "page"), HOVER_KINDS)
+async def test_hover_on_each_kind_links_the_catalog_page(
+    tmp_path: Path, project: Path, path: str, text: str | None, at: str, page: str
+) -> None:
+    if text is not None:
+        (project / path).write_text(text, encoding="utf-8")
+    async with start(tmp_path, project) as session:
+        uri = session.open(path)
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of(path, at),
+            )
+        )
+        assert hover is not None
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert f"https://nextjs.org/docs/app/api-reference/{page}" in hover.contents.value
+        if path == "middleware.ts":  # 16.2.0 documents it on the proxy page, as renamed
+            assert "Use `proxy` instead" in hover.contents.value
