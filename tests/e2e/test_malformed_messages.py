@@ -111,7 +111,8 @@ async def test_positions_outside_the_document_answer_null(wire: Wire) -> None:
     client = wire.client
     uri = wire.page_uri
     missing = uri.replace("page.tsx", "missing.tsx")
-    for params in (at(uri, 10_000, 0), at(uri, 0, 10_000), at(uri, 3, 10_000), at(missing, 0, 0)):
+    # (Line 0 is the file's first line: a hover there shows its file convention, `page`.)
+    for params in (at(uri, 10_000, 0), at(uri, 1, 10_000), at(uri, 3, 10_000), at(missing, 0, 0)):
         assert await client.call("textDocument/hover", params, timeout=ANSWER_WITHIN) is None
     for params in (span(uri, 50, 60), span(uri, 6, 9), span(missing, 0, 0)):
         assert await client.call("textDocument/codeAction", params, timeout=ANSWER_WITHIN) is None
