@@ -26,6 +26,7 @@ from raggin_lsp.errors import RagginError
 from raggin_lsp.generate.model import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map, cached_docs_map
 from raggin_lsp.retrieve.model import Reranker, SearchResult
+from raggin_lsp.retrieve.pages import IndexedPage, pages_from_payloads
 from raggin_lsp.retrieve.search import search as search_index
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
@@ -111,6 +112,7 @@ class Assistant:
         self._reranker_error: RagginError | None = None  # reported once, then remembered
         self._hyde_paused_until = 0.0
         self._api_catalogs: dict[str, ApiCatalog] = {}
+        self._pages: dict[tuple[str, float | None], dict[str, IndexedPage]] = {}
 
     # ----------------------------------------------------------------- loading
 
@@ -354,6 +356,28 @@ class Assistant:
                 lambda: build_docs_map(version, index.payloads_of(version)),
             )
         return self._docs_maps[key]
+
+    def pages(self, version: str) -> dict[str, IndexedPage]:
+        """Every page of an indexed ``version`` by site path, as stored (built once)."""
+        index = self.index_store
+        index.require_version(version)
+        info = next(i for i in index.version_infos() if i.version == version and i.complete)
+        key = (version, info.completed_at)
+        if key not in self._pages:
+            self._pages[key] = pages_from_payloads(version, index.payloads_of(version))
+        return self._pages[key]
+
+    def page(self, version: str, url_path: str) -> IndexedPage:
+        """One page of an indexed ``version``; a :class:`RagginError` names close ones."""
+        pages = self.pages(version)
+        found = pages.get(url_path.rstrip("/") or "/docs")
+        if found is not None:
+            return found
+        from difflib import get_close_matches
+
+        close = get_close_matches(url_path, list(pages), n=3, cutoff=0.6)
+        hint = f"; close ones: {', '.join(close)}" if close else ""
+        raise RagginError(f"The Next.js {version} docs have no page {url_path}{hint}.")
 
     async def ask(
         self,

@@ -29,6 +29,7 @@ from raggin_lsp.commands.bench import add_bench_command
 from raggin_lsp.commands.demo import add_demo_command
 from raggin_lsp.commands.eval import add_eval_command
 from raggin_lsp.commands.index import add_index_commands
+from raggin_lsp.commands.mcp import add_mcp_command
 from raggin_lsp.commands.serve import add_serve_command
 from raggin_lsp.errors import RagginError
 
@@ -210,6 +211,7 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     add_index_commands,
     add_apis_command,
     add_serve_command,
+    add_mcp_command,
     add_demo_command,
     add_eval_command,
     add_bench_command,

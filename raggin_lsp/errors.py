@@ -32,3 +32,13 @@ class NotIndexedError(RagginError):
 
 class ModelError(RagginError):
     """An embedding model could not be found, fetched or loaded."""
+
+
+def not_indexed_message(version: str, other_ways: str, *, profile: str | None = None) -> str:
+    """What a front end says when ``version`` is not indexed: the CLI command (with
+    ``--profile`` when one is given), then ``other_ways`` that front end offers."""
+    option = f" --profile {profile}" if profile else ""
+    return (
+        f"The Next.js {version} docs are not indexed yet. Index them with "
+        f"`raggin-lsp index {version}{option}` {other_ways}."
+    )

@@ -200,6 +200,52 @@ def choose_version(
     return None
 
 
+@dataclass(frozen=True)
+class Target:
+    """The docs a request made from a folder is about (outside an editor: the CLI's
+    ``search``, the MCP tools). ``version`` is None when nothing is known at all."""
+
+    version: str | None
+    router: str | None
+    reason: str  # why this version, e.g. "project (installed)", "request", "newest indexed"
+    project: Project | None
+
+    def describe(self) -> str:
+        """``project (installed), app router``: the reason, then the router if any."""
+        return self.reason + (f", {self.router} router" if self.router else "")
+
+
+def folder_target(
+    folder: Path,
+    *,
+    version: str | None,
+    router: str | None,
+    indexed: Sequence[str],
+    resolve_range: RangeResolver | None = None,
+    configured_version: str = "auto",
+    configured_router: str = "auto",
+    latest: str | None = None,
+) -> Target:
+    """Version and router as the editor would choose them for a file in ``folder``: the
+    request's own, then the configured ones unless ``auto``, then the project holding
+    ``folder``; outside a project the newest indexed version (see :func:`choose_version`)
+    and no router, so that the question decides."""
+    project = find_project(folder, resolve_range)
+    choice = choose_version(
+        requested=version,
+        configured=configured_version,
+        project=project,
+        indexed=indexed,
+        latest=latest,
+    )
+    chosen_router = router or (configured_router if configured_router != "auto" else None)
+    if chosen_router is None and project is not None:
+        chosen_router = project.router_for(folder)
+    if choice is None:
+        return Target(None, chosen_router, "unknown", project)
+    return Target(choice.version, chosen_router, choice.reason, project)
+
+
 def _version_key(version: str) -> tuple[int, int, int, int, str]:
     core, _, pre = version.partition("-")
     numbers = [int(part) if part.isdigit() else 0 for part in core.split(".")[:3]]

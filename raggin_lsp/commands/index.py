@@ -332,23 +332,18 @@ def _search_target(args: argparse.Namespace, assistant: "Assistant") -> tuple[st
     """Version and router as the editor would choose them: the project in the current
     folder decides, unless given; outside a project the newest indexed version, and the
     router the question implies."""
-    from raggin_lsp.project import choose_version, find_project
+    from raggin_lsp.project import folder_target
 
-    project = find_project(Path.cwd(), lambda spec: assistant.catalog().resolve(spec))
-    choice = choose_version(
-        requested=args.version,
-        configured="auto",
-        project=project,
+    target = folder_target(
+        Path.cwd(),
+        version=args.version,
+        router=args.router,
         indexed=assistant.indexed_versions(),
-        latest=None,
+        resolve_range=lambda spec: assistant.catalog().resolve(spec),
     )
-    if choice is None:
+    if target.version is None:
         return latest_indexed(assistant), args.router, "newest indexed"
-    router = args.router
-    if router is None and project is not None:
-        router = project.router_for(Path.cwd())
-    why = choice.reason + (f", {router} router" if router else "")
-    return choice.version, router, why
+    return target.version, target.router, target.describe()
 
 
 def latest_indexed(assistant: "Assistant") -> str:

@@ -1,6 +1,6 @@
 """Settings in the server: read each source into its layer, tell the user what is wrong.
 
-See :mod:`raggin_lsp.server.settings` for the order. The client's section is pulled with
+See :mod:`raggin_lsp.settings` for the order. The client's section is pulled with
 ``workspace/configuration`` after ``initialized`` and again on every
 ``workspace/didChangeConfiguration``; clients that cannot be asked push it instead.
 """
@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from raggin_lsp import paths
 from raggin_lsp.server.params import plain
-from raggin_lsp.server.settings import SECTION, WORKSPACE_FILE
+from raggin_lsp.settings import SECTION, WORKSPACE_FILE
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from raggin_lsp.errors import NotIndexedError, RagginError
+from raggin_lsp.errors import not_indexed_message as _not_indexed_message
+from raggin_lsp.index_progress import stage_message, stage_percentage
 from raggin_lsp.server.progress import WorkDone
 
 if TYPE_CHECKING:
@@ -28,35 +30,14 @@ log = logging.getLogger(__name__)
 State = Literal["idle", "loading", "ready", "failed"]
 LOAD_TITLE = "Loading Next.js docs index"
 _THREAD_REPORT_INTERVAL = 0.1  # seconds between progress reports sent from a worker thread
-# Where each index stage sits on the percentage bar.
-_STAGE_SPAN = {"fetch": (0, 10), "parse": (10, 20), "embed": (20, 99), "done": (100, 100)}
 
 
 def not_indexed_message(version: str) -> str:
-    return (
-        f"The Next.js {version} docs are not indexed yet. Index them with "
-        f"`raggin-lsp index {version}` or the raggin.index command "
-        '("Raggin: Index Next.js docs"), or set raggin.autoIndex to true.'
+    return _not_indexed_message(
+        version,
+        'or the raggin.index command ("Raggin: Index Next.js docs"), '
+        "or set raggin.autoIndex to true",
     )
-
-
-def stage_percentage(stage: "IndexStage") -> int:
-    low, high = _STAGE_SPAN.get(stage.stage, (0, 99))
-    if stage.total:
-        return int(low + (high - low) * min(1.0, stage.done / stage.total))
-    return low
-
-
-def stage_message(stage: "IndexStage") -> str:
-    message = stage.message
-    if stage.eta_seconds is not None and stage.eta_seconds >= 1:
-        minutes, seconds = divmod(int(stage.eta_seconds), 60)
-        message += (
-            f" (about {minutes} min {seconds:02d} s left)"
-            if minutes
-            else f" (about {seconds} s left)"
-        )
-    return message
 
 
 @dataclass

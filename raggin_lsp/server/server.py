@@ -17,7 +17,7 @@ from raggin_lsp.project import ProjectCache
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.protocol import RagginProtocol
-from raggin_lsp.server.settings import Settings, SettingsStore
+from raggin_lsp.settings import Settings, SettingsStore
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from raggin_lsp.cli import build_parser
-from raggin_lsp.server.settings import validate
+from raggin_lsp.settings import validate
 from tests.editors.conftest import ROOT
 
 DOCKER = ROOT / "docker"

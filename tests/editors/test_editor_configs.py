@@ -20,7 +20,7 @@ import pytest
 
 from raggin_lsp.code.syntax import SOURCE_SUFFIXES
 from raggin_lsp.server import code_actions
-from raggin_lsp.server.settings import FIELDS, FUSIONS, ROUTERS, Settings, validate
+from raggin_lsp.settings import FIELDS, FUSIONS, ROUTERS, Settings, validate
 from tests.editors.conftest import FIXTURE_PROJECT, ROOT
 from tests.editors.stdio_client import initialize
 

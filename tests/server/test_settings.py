@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from raggin_lsp.server.settings import Generation, Settings, SettingsStore, validate
+from raggin_lsp.settings import Generation, Settings, SettingsStore, validate
 
 
 def test_defaults_when_no_source_says_anything() -> None:

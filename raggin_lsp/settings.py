@@ -1,8 +1,10 @@
-"""Typed settings merged from several sources (pure: no pygls).
+"""Typed settings merged from several sources, shared by the language server and the MCP
+server (pure: no pygls, no mcp).
 
-Precedence, highest first: the client's ``workspace/configuration`` section ``raggin``,
-``initializationOptions``, ``.raggin.yaml`` at the workspace root, the user's
-``~/.config/raggin/config.yaml``, then the defaults below.
+Precedence in the language server, highest first: the client's ``workspace/configuration``
+section ``raggin``, ``initializationOptions``, ``.raggin.yaml`` at the workspace root, the
+user's ``~/.config/raggin/config.yaml``, then the defaults below. The MCP server puts its
+command-line options first, then the project's ``.raggin.yaml`` and the user's file.
 
 Each source is validated key by key. An invalid value never reaches the pipeline: the
 source keeps the last valid value it gave for that key (or gives none), and the problem
@@ -346,6 +348,10 @@ class SettingsStore:
         if problems:  # an unreadable file keeps what it gave before
             return problems
         return self.update(layer, raw, source=str(path), base=path.parent)
+
+    def given(self, field_name: str) -> bool:
+        """Whether some layer sets ``field_name`` (rather than leaving its default)."""
+        return any(field_name in values for values in self.layers.values())
 
     def effective(self) -> Settings:
         merged: dict[str, Any] = {}
