@@ -14,6 +14,7 @@ from raggin_lsp.server import (
     code_actions,
     commands,
     configuration,
+    diagnostics,
     hover,
     requests,
 )
@@ -56,7 +57,36 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     async def did_change_configuration(
         ls: RagginServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        before = ls.settings.diagnostics
         await configuration.did_change_configuration(ls, params)
+        if ls.settings.diagnostics != before:
+            diagnostics.refresh(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RagginServer, params: types.DidOpenTextDocumentParams) -> None:
+        diagnostics.schedule(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RagginServer, params: types.DidChangeTextDocumentParams) -> None:
+        diagnostics.schedule(ls, params.text_document.uri, diagnostics.PUSH_DELAY)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RagginServer, params: types.DidCloseTextDocumentParams) -> None:
+        diagnostics.clear(ls, params.text_document.uri)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=diagnostics.SOURCE,
+            inter_file_dependencies=False,
+            workspace_diagnostics=False,
+        ),
+    )
+    @quiet("diagnostic", types.RelatedFullDocumentDiagnosticReport(items=[]))
+    async def on_diagnostic(
+        ls: RagginServer, params: types.DocumentDiagnosticParams
+    ) -> types.RelatedFullDocumentDiagnosticReport:
+        return await diagnostics.pull(ls, params)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: RagginServer, params: types.WorkDoneProgressCancelParams) -> None:
