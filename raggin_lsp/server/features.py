@@ -20,7 +20,13 @@ from raggin_lsp.server import (
 )
 from raggin_lsp.server.boundary import boundary, quiet
 from raggin_lsp.server.log import ClientLogHandler
-from raggin_lsp.server.params import parse_ask, parse_document, parse_search, parse_version
+from raggin_lsp.server.params import (
+    parse_ask,
+    parse_diff,
+    parse_document,
+    parse_search,
+    parse_version,
+)
 from raggin_lsp.server.server import RagginServer
 from raggin_lsp.server.targets import require_version, resolve
 
@@ -33,6 +39,7 @@ INDEX = "raggin/index"
 REMOVE_VERSION = "raggin/removeVersion"
 MODELS = "raggin/models"
 STATUS = "raggin/status"
+DIFF = "raggin/diff"
 
 
 def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
@@ -152,6 +159,11 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     @boundary(STATUS)
     async def on_status(ls: RagginServer, params: Any) -> dict[str, Any]:
         return await requests.status(ls)
+
+    @server.feature(DIFF)
+    @boundary(DIFF)
+    async def on_diff(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.diff(ls, parse_diff(params))
 
     @server.command(code_actions.ASK)
     @boundary(code_actions.ASK)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 
+from raggin_lsp.changes import release_key
 from raggin_lsp.corpus.fetch import ensure_docs
 from tests.server.harness import Session, copy_fixture, lsp_session
 
@@ -153,3 +154,16 @@ async def test_the_setting_turns_them_off(tmp_path: Path, docs_entry: Path) -> N
     ) as session:
         uri = session.open(GALLERY)
         assert await _diagnostics(session, uri, pull=True) == []
+
+
+async def test_diff_reports_history_rows_of_the_documents_version(
+    tmp_path: Path, docs_entry: Path
+) -> None:
+    async with start(tmp_path, docs_entry, "visual_studio_code") as session:
+        answer = await session.request(
+            "raggin/diff", {"since": "16.1.0", "textDocument": {"uri": session.uri(GALLERY)}}
+        )
+        assert answer["to"] == VERSION
+        assert answer["changes"]
+        keys = [release_key(change["version"]) for change in answer["changes"]]
+        assert all(key is not None and (16, 1, 0) < key <= (16, 2, 0) for key in keys)
