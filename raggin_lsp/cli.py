@@ -27,6 +27,7 @@ from raggin_lsp.cli_support import (
 from raggin_lsp.commands.apis import add_apis_command
 from raggin_lsp.commands.bench import add_bench_command
 from raggin_lsp.commands.demo import add_demo_command
+from raggin_lsp.commands.diff import add_diff_command
 from raggin_lsp.commands.eval import add_eval_command
 from raggin_lsp.commands.index import add_index_commands
 from raggin_lsp.commands.mcp import add_mcp_command
@@ -210,6 +211,7 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     _add_docs,
     add_index_commands,
     add_apis_command,
+    add_diff_command,
     add_serve_command,
     add_mcp_command,
     add_demo_command,

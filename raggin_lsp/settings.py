@@ -64,6 +64,7 @@ class Settings:
     reranker_model: str = DEFAULT_RERANKER
     history_turns: int = 3
     auto_index: bool = True
+    diagnostics: bool = True
 
     def assistant_config(self) -> "AssistantConfig":
         """What the pipeline needs (imported here so ``initialize`` stays fast)."""
@@ -105,6 +106,7 @@ class Settings:
             "rerankerModel": self.reranker_model,
             "historyTurns": self.history_turns,
             "autoIndex": self.auto_index,
+            "diagnostics": self.diagnostics,
         }
 
 
@@ -259,6 +261,7 @@ FIELDS: dict[str, tuple[str, Check]] = {
     "rerankerModel": ("reranker_model", _text),
     "historyTurns": ("history_turns", _integer(0, 20)),
     "autoIndex": ("auto_index", _boolean),
+    "diagnostics": ("diagnostics", _boolean),
 }
 # YAML files may use snake_case as well.
 _ALIASES = {field_name: key for key, (field_name, _) in FIELDS.items()}

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from raggin_lsp import paths
-from raggin_lsp.bench import DEFAULT_VERSION, NEWER_VERSION, bge_m3_speed, lsp
+from raggin_lsp.bench import DEFAULT_VERSION, NEWER_VERSION, bge_m3_speed, deprecations, lsp
 from raggin_lsp.bench.report import LIGHT, BenchReport, Row
 from raggin_lsp.bench.stats import (
     peak_rss_mb_children,
@@ -97,6 +97,8 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
                 f"{options.profile} --qdrant-path {index_path}`, or leave out --qdrant-path."
             )
         report.add(*_in_process_rows(assistant, options, build, say))
+        say("Timing the deprecation diagnostics of a 500-line file")
+        report.add(deprecations.measure(assistant.api_catalog(NEWER_VERSION), options.repeat * 10))
     finally:
         assistant.close()
     report.add(*_store_rows(index_path, options, say))

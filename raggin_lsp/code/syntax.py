@@ -170,6 +170,21 @@ class SourceFile:
             return None
         return Reference("import", binding.name, self._span(node), binding.module, binding.local)
 
+    def identifier_spans(self, name: str) -> list[Span]:
+        """Every place the identifier ``name`` is written (declarations and uses; not
+        object keys or member names, which are other names that look the same)."""
+        pattern = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        found = []
+        for row, line in enumerate(self._lines):
+            for match in pattern.finditer(line):
+                column = len(line[: match.start()].encode("utf-8"))
+                node = self.tree.root_node.named_descendant_for_point_range(
+                    (row, column), (row, column + len(name.encode("utf-8")))
+                )
+                if node is not None and node.type in ("identifier", "type_identifier"):
+                    found.append(self._span(node))
+        return found
+
     def _imports(self, statement: Node) -> list[Reference]:
         source = statement.child_by_field_name("source")
         module = _string_value(self, source)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from raggin_lsp.code import lookup
-from raggin_lsp.server import targets
+from raggin_lsp.server import diagnostics, targets
 from raggin_lsp.server.ask import selection_text
 from raggin_lsp.server.params import Position, Span
 
@@ -146,11 +146,15 @@ async def code_actions(
     )
     catalog = await _catalog(server, document.uri, document.source)
     commands = commands_for(server, document.uri, document.source, document.path, span, catalog)
-    if not commands:
-        return None
-    if not _literal_support(server):
-        return list(commands)
-    return [types.CodeAction(title=c.title, kind=KIND, command=c) for c in commands]
+    if not _literal_support(server):  # edits need code action literals
+        return list(commands) or None
+    actions: list[types.CodeAction | types.Command] = list(
+        await diagnostics.quick_fixes(
+            server, document.uri, params.range, list(params.context.diagnostics)
+        )
+    )
+    actions += [types.CodeAction(title=c.title, kind=KIND, command=c) for c in commands]
+    return actions or None
 
 
 async def _catalog(server: "RagginServer", uri: str, text: str) -> "ApiCatalog | None":

@@ -14,12 +14,19 @@ from raggin_lsp.server import (
     code_actions,
     commands,
     configuration,
+    diagnostics,
     hover,
     requests,
 )
 from raggin_lsp.server.boundary import boundary, quiet
 from raggin_lsp.server.log import ClientLogHandler
-from raggin_lsp.server.params import parse_ask, parse_document, parse_search, parse_version
+from raggin_lsp.server.params import (
+    parse_ask,
+    parse_diff,
+    parse_document,
+    parse_search,
+    parse_version,
+)
 from raggin_lsp.server.server import RagginServer
 from raggin_lsp.server.targets import require_version, resolve
 
@@ -32,6 +39,7 @@ INDEX = "raggin/index"
 REMOVE_VERSION = "raggin/removeVersion"
 MODELS = "raggin/models"
 STATUS = "raggin/status"
+DIFF = "raggin/diff"
 
 
 def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
@@ -56,7 +64,36 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     async def did_change_configuration(
         ls: RagginServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        before = ls.settings.diagnostics
         await configuration.did_change_configuration(ls, params)
+        if ls.settings.diagnostics != before:
+            diagnostics.refresh(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: RagginServer, params: types.DidOpenTextDocumentParams) -> None:
+        diagnostics.schedule(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: RagginServer, params: types.DidChangeTextDocumentParams) -> None:
+        diagnostics.schedule(ls, params.text_document.uri, diagnostics.PUSH_DELAY)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: RagginServer, params: types.DidCloseTextDocumentParams) -> None:
+        diagnostics.clear(ls, params.text_document.uri)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=diagnostics.SOURCE,
+            inter_file_dependencies=False,
+            workspace_diagnostics=False,
+        ),
+    )
+    @quiet("diagnostic", types.RelatedFullDocumentDiagnosticReport(items=[]))
+    async def on_diagnostic(
+        ls: RagginServer, params: types.DocumentDiagnosticParams
+    ) -> types.RelatedFullDocumentDiagnosticReport:
+        return await diagnostics.pull(ls, params)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: RagginServer, params: types.WorkDoneProgressCancelParams) -> None:
@@ -122,6 +159,11 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     @boundary(STATUS)
     async def on_status(ls: RagginServer, params: Any) -> dict[str, Any]:
         return await requests.status(ls)
+
+    @server.feature(DIFF)
+    @boundary(DIFF)
+    async def on_diff(ls: RagginServer, params: Any) -> dict[str, Any]:
+        return await requests.diff(ls, parse_diff(params))
 
     @server.command(code_actions.ASK)
     @boundary(code_actions.ASK)

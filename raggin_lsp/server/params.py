@@ -184,6 +184,14 @@ class VersionParams:
     work_done_token: Token | None = None
 
 
+@dataclass(frozen=True)
+class DiffParams:
+    since: str
+    until: str | None = None  # the document's version when None
+    api: str | None = None
+    uri: str | None = None
+
+
 def _uri(fields: Fields) -> str | None:
     """``textDocument`` as ``{"uri": ...}`` (LSP style) or, in commands, a plain URI."""
     value = fields.raw.get("textDocument")
@@ -287,3 +295,15 @@ def parse_version(raw: Any, *, required: bool) -> VersionParams:
 def parse_document(raw: Any) -> str | None:
     """Requests whose only (optional) parameter is ``textDocument``."""
     return _uri(Fields(plain(raw)))
+
+
+def parse_diff(raw: Any) -> DiffParams:
+    """``{"since": "16.2.0", "version": "16.4.6", "api": "cacheLife", "textDocument": ...}``
+    (``version`` as for every request: the document's when left out)."""
+    fields = Fields(plain(raw))
+    return DiffParams(
+        since=fields.required_string("since").strip(),
+        until=_version(fields),
+        api=fields.string("api"),
+        uri=_uri(fields),
+    )

@@ -3,8 +3,9 @@
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from raggin_lsp.errors import RagginError
 from raggin_lsp.server import targets
-from raggin_lsp.server.params import SearchParams, VersionParams
+from raggin_lsp.server.params import DiffParams, SearchParams, VersionParams
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer
@@ -97,3 +98,20 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
+
+
+async def diff(server: "RagginServer", request: DiffParams) -> dict[str, Any]:
+    """The Version History rows between two versions, from the newer one's API catalog
+    (its docs only: neither the index nor the older version's docs are needed)."""
+    from raggin_lsp.changes import diff_json, release_key
+
+    target = targets.resolve(server, request.uri, version=request.until)
+    until = targets.require_version(target)
+    for name, value in (("since", request.since), ("version", until)):
+        if release_key(value) is None:
+            raise RagginError(f"{name} must be a release such as 16.2.0, got {value!r}")
+    root = target.project.root if target.project is not None else None
+    catalog = await server.catalogs.get(until, root)
+    if catalog is None:
+        raise RagginError(f"The docs of Next.js {until} cannot be read (see the log).")
+    return diff_json(catalog, request.since, until, request.api)

@@ -4,6 +4,7 @@ Heavy modules (the pipeline, fastembed, Qdrant) are imported by :mod:`.loading` 
 the index is first loaded, after ``initialized``, so ``initialize`` answers at once.
 """
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -14,6 +15,7 @@ from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from raggin_lsp.project import ProjectCache
+from raggin_lsp.server.diagnostics import Catalogs
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.protocol import RagginProtocol
@@ -50,6 +52,8 @@ class RagginServer(LanguageServer):
         self.loader = Loader(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
+        self.catalogs = Catalogs()  # API catalogs, for diagnostics
+        self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
         # False once the client asked to shut down: nothing more is sent after that.
         self.connected = True
         self._reporting_error = False

@@ -60,6 +60,7 @@ RAGGIN_REQUESTS = [
     "raggin/removeVersion",
     "raggin/models",
     "raggin/status",
+    "raggin/diff",
 ]
 RAGGIN_COMMANDS = ["raggin.ask", "raggin.search", "raggin.selectVersion", "raggin.nothing"]
 

@@ -19,6 +19,7 @@ export const SERVER_KEYS = [
   'rerankerModel',
   'historyTurns',
   'autoIndex',
+  'diagnostics',
 ] as const;
 
 /**
