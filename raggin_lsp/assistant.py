@@ -392,13 +392,18 @@ class Assistant:
         top_k: int | None = None,
         on_chunk: Callable[[str], None] | None = None,
     ) -> Answer:
-        """Retrieve sections of ``version`` for ``question`` and answer from them."""
+        """Retrieve sections of ``version`` for ``question`` and answer from them; a question
+        about what changed between versions gets the Version History rows first."""
         started = time.perf_counter()
         # The selection or file is part of what the user asks about: let it steer retrieval.
         code = "\n".join(item.text for item in context)[:2000] or None
         results = await asyncio.to_thread(
             self.search, question, version, router=router, code=code, top_k=top_k
         )
+        rows = await asyncio.to_thread(self.history_sources, question, version)
+        if rows:
+            shown = {source.url for source in rows}
+            results = [*rows, *(r for r in results if r.url not in shown)]
         retrieved = time.perf_counter() - started
         from raggin_lsp.generate.answer import answer_question
 
@@ -412,6 +417,21 @@ class Assistant:
             on_chunk=on_chunk,
         )
         return replace(answer, timings={"retrieval_s": retrieved, **answer.timings})
+
+    def history_sources(self, question: str, version: str) -> list[SearchResult]:
+        """When ``question`` asks what changed or how to upgrade, the Version History rows
+        of ``version``'s docs that answer it, as sources (none otherwise)."""
+        from raggin_lsp.changes_asked import asked_changes, changes_for, history_sources
+
+        asked = asked_changes(question, version)
+        if asked is None:
+            return []
+        try:
+            catalog = self.api_catalog(version)
+        except (RagginError, OSError) as error:
+            log.info("Answering without the Version History rows of %s: %s", version, error)
+            return []
+        return history_sources(changes_for(catalog, asked), version)
 
     async def models(self) -> list[str]:
         from raggin_lsp.generate.ollama_api import list_models
