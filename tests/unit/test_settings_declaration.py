@@ -1,6 +1,7 @@
 """Each setting is declared once (``SETTINGS``); the client-key map and JSON derive from it."""
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,11 @@ def test_a_shown_default_passes_its_own_check(setting: Setting) -> None:
     values, problems = validate({key: value}, "defaults")
     assert problems == []
     assert getattr(Settings(), FIELDS[key][0]) == values[FIELDS[key][0]]
+
+
+def test_the_protocol_docs_table_lists_every_setting() -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+    section = docs.read_text(encoding="utf-8").split("## Settings", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    documented = {key for row in rows for key in re.findall(r"`(\w+)`", row.split(" | ")[0])}
+    assert documented == set(FIELDS)
