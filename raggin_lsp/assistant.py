@@ -103,7 +103,8 @@ class Assistant:
 
     def __init__(self, config: AssistantConfig) -> None:
         self.config = config
-        self._load_lock = threading.Lock()
+        self._load_lock = threading.Lock()  # the models
+        self._index_lock = threading.Lock()  # not the models': the index opens without them
         self._embedder: Embedder | None = None
         self._index: DocsIndex | None = None
         self._catalog: Catalog | None = None
@@ -127,6 +128,15 @@ class Assistant:
 
     def load(self, progress: Callable[[str], None] | None = None) -> None:
         """Load the embedding model and open the index (idempotent, blocking)."""
+        self.load_model(progress)
+        _ = self.index_store
+
+    def load_model(self, progress: Callable[[str], None] | None = None) -> Embedder:
+        """Load (or download) the embedding model only (idempotent, blocking).
+
+        The index opens without it: listing versions, API catalogs and removing a
+        version need no model.
+        """
         from raggin_lsp.embed.loading import load_embedder  # imports onnxruntime: slow
 
         with self._load_lock:
@@ -134,7 +144,7 @@ class Assistant:
                 self._embedder = load_embedder(
                     self.config.profile, model_path=self.config.model_path, progress=progress
                 )
-            self._open_index()
+            return self._embedder
 
     def _open_index(self) -> DocsIndex:
         if self._index is None:
@@ -143,7 +153,7 @@ class Assistant:
 
     @property
     def index_store(self) -> DocsIndex:
-        with self._load_lock:
+        with self._index_lock:
             return self._open_index()
 
     @property
@@ -154,7 +164,7 @@ class Assistant:
         return self._embedder
 
     def close(self) -> None:
-        with self._load_lock:
+        with self._index_lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
