@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export RAGGIN_CACHE_DIR ?= $(HOME)/.cache/raggin
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-fast lint bench eval versions-snapshot clean
+.PHONY: help install demo test test-fast lint wheel-check bench eval versions-snapshot clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -30,15 +30,25 @@ test-fast: $(STAMP) ## Unit tests only (no network, no whole-version embedding)
 	$(BIN)/python -m pytest -ra -m "not network and not slow"
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check raggin_lsp tests
-	$(BIN)/ruff format --check raggin_lsp tests
+	$(BIN)/ruff check raggin_lsp bench tests
+	$(BIN)/ruff format --check raggin_lsp bench tests
 	$(BIN)/mypy
+
+# A fresh venv outside the checkout, so the installed command cannot import the source tree.
+WHEEL_VENV ?= /tmp/raggin-wheel-venv
+
+wheel-check: $(STAMP) ## Build the wheel into dist/, install it in a fresh venv, smoke-test its raggin-lsp
+	rm -rf dist $(WHEEL_VENV)
+	$(BIN)/python -m pip wheel . --no-deps --quiet --wheel-dir dist
+	$(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/python -m pip install --quiet dist/raggin_lsp-*.whl
+	$(BIN)/python -m tests.support.wheel_smoke $(WHEEL_VENV)/bin/raggin-lsp
 
 # The version the README's figures are measured on (light profile).
 MEASURED_VERSION ?= 16.4.6
 
-bench: $(STAMP) ## Print the performance table (index and search speed, memory; Next.js 16.4.6)
-	$(BIN)/python -m raggin_lsp bench --version $(MEASURED_VERSION)
+bench: $(STAMP) ## Performance table, `python -m bench` (index and search speed, LSP latency, memory; 16.4.6)
+	$(BIN)/python -m bench --version $(MEASURED_VERSION)
 
 eval: $(STAMP) ## Retrieval quality on the test split (16.4.6, light): strategies, then each stage on/off
 	$(BIN)/python -m raggin_lsp index $(MEASURED_VERSION) --profile light -q

@@ -1,3 +1,13 @@
 """raggin-lsp: version-exact Next.js documentation answers inside any LSP editor."""
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+DISTRIBUTION = "raggin-lsp"
+
+
+def package_version() -> str:
+    """The installed distribution's version (pyproject.toml's), or a marker without one."""
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "0.0.0+source"

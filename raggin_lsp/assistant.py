@@ -103,7 +103,8 @@ class Assistant:
 
     def __init__(self, config: AssistantConfig) -> None:
         self.config = config
-        self._load_lock = threading.Lock()
+        self._load_lock = threading.Lock()  # the models
+        self._index_lock = threading.Lock()  # not the models': the index opens without them
         self._embedder: Embedder | None = None
         self._index: DocsIndex | None = None
         self._catalog: Catalog | None = None
@@ -127,6 +128,15 @@ class Assistant:
 
     def load(self, progress: Callable[[str], None] | None = None) -> None:
         """Load the embedding model and open the index (idempotent, blocking)."""
+        self.load_model(progress)
+        _ = self.index_store
+
+    def load_model(self, progress: Callable[[str], None] | None = None) -> Embedder:
+        """Load (or download) the embedding model only (idempotent, blocking).
+
+        The index opens without it: listing versions, API catalogs and removing a
+        version need no model.
+        """
         from raggin_lsp.embed.loading import load_embedder  # imports onnxruntime: slow
 
         with self._load_lock:
@@ -134,7 +144,7 @@ class Assistant:
                 self._embedder = load_embedder(
                     self.config.profile, model_path=self.config.model_path, progress=progress
                 )
-            self._open_index()
+            return self._embedder
 
     def _open_index(self) -> DocsIndex:
         if self._index is None:
@@ -143,7 +153,7 @@ class Assistant:
 
     @property
     def index_store(self) -> DocsIndex:
-        with self._load_lock:
+        with self._index_lock:
             return self._open_index()
 
     @property
@@ -154,7 +164,7 @@ class Assistant:
         return self._embedder
 
     def close(self) -> None:
-        with self._load_lock:
+        with self._index_lock:
             if self._index is not None:
                 self._index.close()
                 self._index = None
@@ -392,13 +402,18 @@ class Assistant:
         top_k: int | None = None,
         on_chunk: Callable[[str], None] | None = None,
     ) -> Answer:
-        """Retrieve sections of ``version`` for ``question`` and answer from them."""
+        """Retrieve sections of ``version`` for ``question`` and answer from them; a question
+        about what changed between versions gets the Version History rows first."""
         started = time.perf_counter()
         # The selection or file is part of what the user asks about: let it steer retrieval.
         code = "\n".join(item.text for item in context)[:2000] or None
         results = await asyncio.to_thread(
             self.search, question, version, router=router, code=code, top_k=top_k
         )
+        rows = await asyncio.to_thread(self.history_sources, question, version)
+        if rows:
+            shown = {source.url for source in rows}
+            results = [*rows, *(r for r in results if r.url not in shown)]
         retrieved = time.perf_counter() - started
         from raggin_lsp.generate.answer import answer_question
 
@@ -412,6 +427,21 @@ class Assistant:
             on_chunk=on_chunk,
         )
         return replace(answer, timings={"retrieval_s": retrieved, **answer.timings})
+
+    def history_sources(self, question: str, version: str) -> list[SearchResult]:
+        """When ``question`` asks what changed or how to upgrade, the Version History rows
+        of ``version``'s docs that answer it, as sources (none otherwise)."""
+        from raggin_lsp.changes_asked import asked_changes, changes_for, history_sources
+
+        asked = asked_changes(question, version)
+        if asked is None:
+            return []
+        try:
+            catalog = self.api_catalog(version)
+        except (RagginError, OSError) as error:
+            log.info("Answering without the Version History rows of %s: %s", version, error)
+            return []
+        return history_sources(changes_for(catalog, asked), version)
 
     async def models(self) -> list[str]:
         from raggin_lsp.generate.ollama_api import list_models

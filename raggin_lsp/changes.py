@@ -6,8 +6,8 @@ lies after the older version (exclusive) and up to the newer one (inclusive) are
 changes between the two, so the older version's docs are never needed (they may not be
 fetchable at all: docs ship in the ``next`` package only from 16.2.0).
 
-Pure: takes an :class:`ApiCatalog`, returns data. Used by ``raggin-lsp diff`` and the
-``raggin/diff`` request.
+Pure: takes an :class:`ApiCatalog`, returns data. Used by ``raggin-lsp diff``, the
+``raggin/diff`` request and ``raggin/ask`` (:mod:`raggin_lsp.changes_asked`).
 """
 
 import re
@@ -60,6 +60,17 @@ def changes_between(
     low, high = release_key(since), release_key(until or catalog.version)
     if low is None or high is None:
         raise ValueError(f"not a release: {since if low is None else until}")
+    return changes_within(catalog, (low[0], low[1], low[2] + 1), high, api)
+
+
+def changes_within(
+    catalog: ApiCatalog,
+    first: tuple[int, int, int],
+    last: tuple[int, int, int],
+    api: str | None = None,
+) -> list[Change]:
+    """The history rows of releases ``first`` to ``last`` (both included), as
+    :func:`changes_between` lists them."""
     found: dict[tuple[str, str, str], Change] = {}
     ordered = sorted(catalog.apis.values(), key=lambda a: (a.router != "app", a.url_path))
     for entry in ordered:
@@ -67,7 +78,7 @@ def changes_between(
             continue
         for row in entry.history:
             key = release_key(row.version)
-            if key is None or not low < key <= high:
+            if key is None or not first <= key <= last:
                 continue
             change = Change(
                 row.version,

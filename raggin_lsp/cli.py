@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from raggin_lsp import package_version
 from raggin_lsp.cli_support import (
     EXIT_ERROR,
     EXIT_OK,
@@ -25,7 +26,6 @@ from raggin_lsp.cli_support import (
     print_json,
 )
 from raggin_lsp.commands.apis import add_apis_command
-from raggin_lsp.commands.bench import add_bench_command
 from raggin_lsp.commands.demo import add_demo_command
 from raggin_lsp.commands.diff import add_diff_command
 from raggin_lsp.commands.eval import add_eval_command
@@ -216,7 +216,6 @@ _SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
     add_mcp_command,
     add_demo_command,
     add_eval_command,
-    add_bench_command,
 )
 
 
@@ -225,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Answers Next.js questions from the docs of the exact version you use.",
     )
+    parser.add_argument("--version", action="version", version=f"{PROG} {package_version()}")
     parser.add_argument(
         "-v", "--verbose", action="count", default=0, help="log more (repeat for debug)"
     )

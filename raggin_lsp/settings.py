@@ -88,25 +88,9 @@ class Settings:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The effective settings in the client's spelling (the API key is masked)."""
+        """The effective settings in the client's spelling (secrets are masked)."""
         return {
-            "nextVersion": self.next_version,
-            "router": self.router,
-            "profile": self.profile,
-            "modelPath": str(self.model_path) if self.model_path else None,
-            "qdrantPath": str(self.qdrant_path) if self.qdrant_path else None,
-            "qdrantUrl": self.qdrant_url,
-            "qdrantApiKey": "***" if self.qdrant_api_key else None,
-            "ollamaHost": self.ollama_host,
-            "model": self.model,
-            "generation": self.generation.options(),
-            "topK": self.top_k,
-            "fusion": self.fusion,
-            "retrievalStages": stages_to_json(self.stages),
-            "rerankerModel": self.reranker_model,
-            "historyTurns": self.history_turns,
-            "autoIndex": self.auto_index,
-            "diagnostics": self.diagnostics,
+            setting.key: setting.shown(getattr(self, setting.field_name)) for setting in SETTINGS
         }
 
 
@@ -243,25 +227,58 @@ def _stages(value: Any, _base: Path | None) -> Stages:
     return stages
 
 
+def _same(value: Any) -> Any:
+    return value
+
+
+def _path_text(value: Path | None) -> str | None:
+    return str(value) if value else None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting, declared once: its client spelling, its :class:`Settings` field, how a
+    value is checked and how it is shown (``secret`` ones are masked).
+
+    :data:`FIELDS`, :meth:`Settings.to_json` and the YAML snake_case aliases derive from
+    :data:`SETTINGS`; tests hold the VS Code ``package.json`` contribution and its
+    ``SERVER_KEYS`` to it.
+    """
+
+    key: str
+    field_name: str
+    check: Check
+    to_json: Callable[[Any], Any] = _same
+    secret: bool = False
+
+    def shown(self, value: Any) -> Any:
+        if self.secret:
+            return "***" if value else None
+        return self.to_json(value)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("nextVersion", "next_version", _version),
+    Setting("router", "router", _choice(*ROUTERS)),
+    Setting("profile", "profile", _text),
+    Setting("modelPath", "model_path", _path, _path_text),
+    Setting("qdrantPath", "qdrant_path", _path, _path_text),
+    Setting("qdrantUrl", "qdrant_url", _optional_url),
+    Setting("qdrantApiKey", "qdrant_api_key", _optional_text, secret=True),
+    Setting("ollamaHost", "ollama_host", _url),
+    Setting("model", "model", _text),
+    Setting("generation", "generation", _generation, Generation.options),
+    Setting("topK", "top_k", _integer(1, 50)),
+    Setting("fusion", "fusion", _choice(*FUSIONS)),
+    Setting("retrievalStages", "stages", _stages, stages_to_json),
+    Setting("rerankerModel", "reranker_model", _text),
+    Setting("historyTurns", "history_turns", _integer(0, 20)),
+    Setting("autoIndex", "auto_index", _boolean),
+    Setting("diagnostics", "diagnostics", _boolean),
+)
 # Client spelling -> (Settings field, check).
 FIELDS: dict[str, tuple[str, Check]] = {
-    "nextVersion": ("next_version", _version),
-    "router": ("router", _choice(*ROUTERS)),
-    "profile": ("profile", _text),
-    "modelPath": ("model_path", _path),
-    "qdrantPath": ("qdrant_path", _path),
-    "qdrantUrl": ("qdrant_url", _optional_url),
-    "qdrantApiKey": ("qdrant_api_key", _optional_text),
-    "ollamaHost": ("ollama_host", _url),
-    "model": ("model", _text),
-    "generation": ("generation", _generation),
-    "topK": ("top_k", _integer(1, 50)),
-    "fusion": ("fusion", _choice(*FUSIONS)),
-    "retrievalStages": ("stages", _stages),
-    "rerankerModel": ("reranker_model", _text),
-    "historyTurns": ("history_turns", _integer(0, 20)),
-    "autoIndex": ("auto_index", _boolean),
-    "diagnostics": ("diagnostics", _boolean),
+    setting.key: (setting.field_name, setting.check) for setting in SETTINGS
 }
 # YAML files may use snake_case as well.
 _ALIASES = {field_name: key for key, (field_name, _) in FIELDS.items()}

@@ -1,1 +1,1 @@
-"""CLI command groups beyond the docs corpus: index, search, serve, demo, eval, bench."""
+"""CLI command groups beyond the docs corpus: index, search, serve, demo, eval."""

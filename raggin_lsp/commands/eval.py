@@ -1,11 +1,11 @@
 """``raggin-lsp eval``: retrieval quality of the index on the question sets, per strategy.
 
-Questions come from ``corpus/eval/`` (clean and noisy sets) and are split by a hash of
-their id into ``tune`` (for choosing defaults and weights) and ``test`` (for reporting).
-By default no router is given to the search, as for a question asked outside a project:
-the search infers it from the question when its stages allow (``--router given`` passes
-each question's own router instead). ``--ablation`` turns each retrieval stage off in
-turn and prints one table.
+Questions come from the packaged sets in ``raggin_lsp/eval/data/`` (clean and noisy) and
+are split by a hash of their id into ``tune`` (for choosing defaults and weights) and
+``test`` (for reporting). By default no router is given to the search, as for a question
+asked outside a project: the search infers it from the question when its stages allow
+(``--router given`` passes each question's own router instead). ``--ablation`` turns
+each retrieval stage off in turn and prints one table.
 """
 
 import argparse
@@ -149,7 +149,7 @@ def add_eval_command(subparsers: Any) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a YAML question set; repeat (default: every set in corpus/eval/)",
+        help="a YAML question set; repeat (default: the packaged clean and noisy sets)",
     )
     parser.add_argument(
         "--split",

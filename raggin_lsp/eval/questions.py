@@ -1,6 +1,6 @@
-"""Load and validate a retrieval-quality question set (``corpus/eval/questions.yaml``).
+"""Load and validate a retrieval-quality question set (``raggin_lsp/eval/data/questions.yaml``).
 
-The schema is documented in ``corpus/eval/README.md``. Unknown keys are ignored so a
+The schema is documented in ``raggin_lsp/eval/data/README.md``. Unknown keys are ignored so a
 question set can carry notes for humans, and other sets in the same schema load too.
 """
 
@@ -21,9 +21,9 @@ Kind = Literal["api", "how-to", "concept", "config", "error", "complex"]
 ROUTERS: tuple[str, ...] = get_args(Router)
 KINDS: tuple[str, ...] = get_args(Kind)
 
-# The sets shipped with the repository (only present in a source checkout): short, clean
-# questions, and long, noisy ones written the way developers post in issues and forums.
-EVAL_DIR = Path(__file__).resolve().parents[2] / "corpus" / "eval"
+# The sets shipped as package data (so `raggin-lsp eval` works from an installed wheel):
+# short, clean questions, and long, noisy ones written the way developers post in issues.
+EVAL_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_QUESTIONS_PATH = EVAL_DIR / "questions.yaml"
 NOISY_QUESTIONS_PATH = EVAL_DIR / "questions-noisy.yaml"
 DEFAULT_QUESTION_PATHS = (DEFAULT_QUESTIONS_PATH, NOISY_QUESTIONS_PATH)

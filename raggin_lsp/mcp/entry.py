@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from raggin_lsp import paths
+from raggin_lsp import package_version, paths
 from raggin_lsp.settings import WORKSPACE_FILE, SettingsStore
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         project,
         ollama_configured=store.given("ollama_host") or store.given("model"),
     )
-    server = create_server(tools, version=_package_version())
+    server = create_server(tools, version=package_version())
     try:
         asyncio.run(_serve(server, tools, args))
     except KeyboardInterrupt:
@@ -117,12 +117,3 @@ async def _serve(server: "RagginMCPServer", tools: "DocsTools", args: argparse.N
         warm.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await warm
-
-
-def _package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("raggin-lsp")
-    except PackageNotFoundError:
-        return "0.0.0+source"

@@ -177,6 +177,46 @@ def create_server(tools: DocsTools, *, version: str = "") -> RagginMCPServer:
         with tool_errors("index_version"):
             return await tools.index_version(version, progress)
 
+    @server.tool(
+        annotations=ToolAnnotations(title="A Next.js API's reference", read_only_hint=True),
+    )
+    async def api_info(
+        name: Annotated[
+            str,
+            Field(
+                description="An API as code names it: a function or component "
+                "(revalidatePath, Image), a module (next/image), a file convention "
+                "(proxy.ts, page), a directive (use cache) or a next.config key."
+            ),
+        ],
+        version: Version = None,
+        project_path: ProjectPath = None,
+    ) -> dict[str, Any]:
+        """What the project's Next.js docs say about one API, from their API reference
+        (no search): its page url and resource, kind, router, description, how code uses
+        it (import path, file pattern), its Version History rows, and any deprecation or
+        rename with the replacement. Works for versions that are not indexed."""
+        with tool_errors("api_info"):
+            return await tools.api_info(name, version, project_path)
+
+    @server.tool(
+        annotations=ToolAnnotations(title="What changed in Next.js", read_only_hint=True),
+    )
+    async def diff(
+        since: Annotated[str, Field(description="The older release, e.g. 16.2.0 (exclusive).")],
+        version: Version = None,
+        api: Annotated[
+            str | None, Field(description="Only this API's changes, e.g. prefetch.")
+        ] = None,
+        project_path: ProjectPath = None,
+    ) -> dict[str, Any]:
+        """What changed after `since` up to the project's version (or `version`), from the
+        Version History tables of the newer version's docs: one row per change with the
+        API, its page url and the release, plus the APIs changed per minor release. Use it
+        for upgrade questions; the older version's docs are not needed."""
+        with tool_errors("diff"):
+            return await tools.diff(since, version, api, project_path)
+
     if tools.ollama_configured:
 
         @server.tool(annotations=ToolAnnotations(title="Ask the Next.js docs", read_only_hint=True))

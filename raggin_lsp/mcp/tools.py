@@ -28,6 +28,7 @@ from raggin_lsp.settings import Settings
 
 if TYPE_CHECKING:  # the pipeline imports onnxruntime and Qdrant: seconds, paid in a thread
     from raggin_lsp.assistant import Assistant, IndexStage
+    from raggin_lsp.corpus.apis import Api, ApiCatalog
     from raggin_lsp.retrieve.model import SearchResult
 
 log = logging.getLogger(__name__)
@@ -338,6 +339,78 @@ class DocsTools:
             await progress(100, 100, f"Next.js {version} docs indexed")
         return report
 
+    async def api_info(
+        self, name: str, version: str | None = None, project_path: str | None = None
+    ) -> dict[str, Any]:
+        """The API reference pages documenting ``name`` in the version's API catalog."""
+        from raggin_lsp.changes import matches
+
+        wanted = _api_name(name)
+        if not wanted:
+            raise RagginError("name is empty: give an API such as revalidatePath or proxy.ts.")
+        chosen, reason = await self.catalog_version(version, project_path)
+        assistant = await self.assistant()
+        catalog = await asyncio.to_thread(assistant.api_catalog, chosen)
+        found = [api for api in catalog.apis.values() if matches(api, wanted)]
+        if not found:
+            raise RagginError(
+                f"No API named {name!r} in the API reference of the Next.js {chosen} docs; "
+                "search_docs finds where else the docs mention it."
+            )
+        return {
+            "version": chosen,
+            "versionReason": reason,
+            "apis": [_api_json(api, catalog) for api in found],
+        }
+
+    async def diff(
+        self,
+        since: str,
+        version: str | None = None,
+        api: str | None = None,
+        project_path: str | None = None,
+    ) -> dict[str, Any]:
+        """The Version History rows after ``since`` up to the version (the newer one)."""
+        from raggin_lsp.changes import diff_json, release_key
+
+        if release_key(since) is None:
+            raise RagginError(f"since must be a release such as 16.2.0, got {since!r}.")
+        chosen, reason = await self.catalog_version(version, project_path)
+        assistant = await self.assistant()
+        catalog = await asyncio.to_thread(assistant.api_catalog, chosen)
+        wanted = _api_name(api) if api else None
+        return {**diff_json(catalog, since, chosen, wanted), "versionReason": reason}
+
+    async def catalog_version(
+        self, version: str | None, project_path: str | None
+    ) -> tuple[str, str]:
+        """The version an API question is about, and why: chosen as for a search, but it
+        need not be indexed (the API catalog is read from the version's docs)."""
+        assistant = await self.assistant()
+        folder = self._folder(project_path)
+
+        def choose() -> tuple[str, str]:
+            if version:
+                return assistant.resolve_version(version.strip()), "requested"
+            target = folder_target(
+                folder,
+                version=None,
+                router=None,
+                indexed=assistant.indexed_versions(),
+                resolve_range=lambda spec: assistant.catalog().resolve(spec),
+                configured_version=self.settings.next_version,
+                configured_router=self.settings.router,
+                latest=assistant.catalog().latest,
+            )
+            if target.version is None:
+                raise RagginError(
+                    f"No Next.js version is known for this call (no project in {folder}): "
+                    'pass "version", e.g. "16.2.0".'
+                )
+            return target.version, target.reason
+
+        return await asyncio.to_thread(choose)
+
     async def ask(
         self,
         question: str,
@@ -362,6 +435,55 @@ class DocsTools:
                 for c in answer.citations
             ],
         }
+
+
+# How code names a file convention or a call; the catalog knows the bare name.
+_NAME_SUFFIXES = ("()", ".tsx", ".ts", ".jsx", ".js", ".mjs", ".cjs")
+
+
+def _api_name(name: str) -> str:
+    """``useRouter()`` -> ``useRouter``, ``proxy.ts`` -> ``proxy``, quotes dropped."""
+    text = name.strip().strip("`'\"")
+    for suffix in _NAME_SUFFIXES:
+        text = text.removesuffix(suffix)
+    return text
+
+
+def _api_json(api: "Api", catalog: "ApiCatalog") -> dict[str, Any]:
+    """One catalog entry for an agent: where it is documented, how code names it, its
+    history, and what the docs say is deprecated on its page."""
+    from raggin_lsp.corpus.urls import site_url
+
+    deprecations = [
+        d for d in catalog.deprecations if d.page == api.url_path or d.symbol in api.symbols
+    ]
+    return {
+        "name": api.name,
+        "title": api.title,
+        "kind": api.kind,
+        "router": api.router,
+        "url": site_url(api.url_path, catalog.version),
+        "resource": page_uri(catalog.version, api.url_path),
+        "description": api.description,
+        "importPath": api.import_path,
+        "filePattern": api.file_pattern,
+        "usedAs": [
+            {"mode": s.mode, "name": s.name, "module": s.module, "folder": s.folder}
+            for s in api.symbols
+        ],
+        "history": [{"version": row.version, "change": row.change} for row in api.history],
+        "deprecations": [
+            {
+                "name": d.symbol.name,
+                "status": d.status,
+                "since": d.since,
+                "replacement": d.replacement.name if d.replacement else None,
+                "evidence": d.evidence,
+            }
+            for d in deprecations
+        ],
+        "twin": api.twin,
+    }
 
 
 def _result_json(result: "SearchResult") -> dict[str, Any]:

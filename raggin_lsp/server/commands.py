@@ -4,7 +4,9 @@
 - ``raggin.search`` [SearchParams]: saves the matching sections as Markdown and opens it;
 - ``raggin.index`` [version | {version}]: indexes (default: the workspace's version);
 - ``raggin.selectVersion`` [version | {version}] or no argument (asks the user): the
-  docs version for this session; ``"auto"`` goes back to detecting it per document.
+  docs version for this session; ``"auto"`` goes back to detecting it per document;
+- ``raggin.retryModel`` (no argument): loads the embedding model again now, after a
+  failed load (which is otherwise retried only after a backoff); answers its state.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -67,7 +69,7 @@ async def select_version_command(server: "RagginServer", *arguments: Any) -> dic
     if version == AUTO:
         server.version_override = None
     else:
-        await server.loader.assistant()
+        await server.loader.opened()
         if server.loader.catalog is not None:
             server.loader.catalog.require(version)
         server.version_override = version
@@ -84,7 +86,7 @@ async def select_version_command(server: "RagginServer", *arguments: Any) -> dic
 
 
 async def _ask_user(server: "RagginServer") -> str | None:
-    await server.loader.assistant()
+    await server.loader.opened()
     detected = targets.resolve(server, None)
     choices = [AUTO, *reversed(server.loader.indexed)]
     if detected.version and detected.version not in choices:
@@ -103,3 +105,12 @@ async def _ask_user(server: "RagginServer") -> str | None:
             'raggin.selectVersion needs a version argument here, e.g. ["16.2.0"] or ["auto"]'
         ) from error
     return picked.title if picked is not None else None
+
+
+async def retry_model_command(server: "RagginServer", *arguments: Any) -> dict[str, Any]:
+    if arguments:
+        raise ParamError(f"raggin.retryModel takes no argument, got {len(arguments)}")
+    state = await server.loader.retry_model()
+    if state["state"] == "failed":
+        raise server.loader.model.unavailable()
+    return state

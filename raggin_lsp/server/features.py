@@ -20,6 +20,7 @@ from raggin_lsp.server import (
 )
 from raggin_lsp.server.boundary import boundary, quiet
 from raggin_lsp.server.log import ClientLogHandler
+from raggin_lsp.server.model_state import RETRY_COMMAND
 from raggin_lsp.server.params import (
     parse_ask,
     parse_diff,
@@ -188,13 +189,18 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     async def select_version_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
         return await commands.select_version_command(ls, *arguments)
 
+    @server.command(RETRY_COMMAND)
+    @boundary(RETRY_COMMAND)
+    async def retry_model_command(ls: RagginServer, *arguments: Any) -> dict[str, Any]:
+        return await commands.retry_model_command(ls, *arguments)
+
     return server
 
 
 async def _index_workspace_version(server: RagginServer) -> None:
     """With autoIndex, index the workspace project's version as soon as the index is open."""
     try:
-        await server.loader.assistant()
+        await server.loader.opened()
     except Exception:  # the load failure is reported by the loader itself
         return
     if not server.settings.auto_index or server.workspace_root() is None:

@@ -97,7 +97,7 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
     source = SourceFile(document.source, document.path)
     if lookup.reference_at(source, line, character) is None:
         return None
-    assistant = await server.loader.assistant()
+    assistant = await server.loader.opened()  # the catalog needs no embedding model
     target = targets.resolve(server, document.uri, text=document.source)
     version = targets.require_version(target)
     if version not in server.loader.indexed:
@@ -109,12 +109,14 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
     if found is None:
         return None
     reference, api = found
-    query = " ".join(part for part in (api.name, api.description) if part)
-    results = await asyncio.to_thread(
-        assistant.search, query, version, router=api.router, top_k=HOVER_RESULTS
-    )
     deprecation = catalog.deprecation_of(lookup.symbol_of(reference))
-    result = pick_result(results, api.url_path)
+    result = None
+    if server.loader.model.phase == "ready":  # else the page's description, at once
+        query = " ".join(part for part in (api.name, api.description) if part)
+        results = await asyncio.to_thread(
+            assistant.search, query, version, router=api.router, top_k=HOVER_RESULTS
+        )
+        result = pick_result(results, api.url_path)
     return _markdown(render(api, reference, result, version, server.loader.latest, deprecation))
 
 

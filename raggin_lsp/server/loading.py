@@ -1,8 +1,12 @@
 """The Assistant's life in the server: loaded in the background, indexed on demand.
 
-Loading the embedding model and opening the index take seconds, so they happen in a
-thread after ``initialized``, under a ``Loading Next.js docs index`` progress. Requests
-that need the Assistant await the load instead of failing. Index jobs are shared per
+Opening the index and loading the embedding model take seconds, so they happen in a
+thread after ``initialized``, under a ``Loading Next.js docs index`` progress. The index
+opens first and needs no model: versions, status, removing and the API catalogs wait
+only for it. Search, ask and indexing await the model; a failed model load (say, no
+network for ``bge-m3``) is reported once and remembered, so those requests then fail at
+once with what to do, until the user retries (``raggin.retryModel``) or the backoff of
+:mod:`.model_state` passes. Index jobs are shared per
 version: a second request for the same version waits for the running job, and the job
 stops (between batches) when the last request waiting for it is cancelled.
 """
@@ -15,9 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from raggin_lsp.errors import NotIndexedError, RagginError
+from raggin_lsp.errors import ModelError, NotIndexedError, RagginError
 from raggin_lsp.errors import not_indexed_message as _not_indexed_message
 from raggin_lsp.index_progress import stage_message, stage_percentage
+from raggin_lsp.server.model_state import MODEL_RETRY_S, ModelState, ModelUnavailable
 from raggin_lsp.server.progress import WorkDone
 
 if TYPE_CHECKING:
@@ -29,6 +34,7 @@ log = logging.getLogger(__name__)
 
 State = Literal["idle", "loading", "ready", "failed"]
 LOAD_TITLE = "Loading Next.js docs index"
+MODEL_TITLE = "Loading the embedding model"
 _THREAD_REPORT_INTERVAL = 0.1  # seconds between progress reports sent from a worker thread
 
 
@@ -48,15 +54,30 @@ class _IndexJob:
 
 
 class Loader:
-    def __init__(self, server: "RagginServer") -> None:
+    """The Assistant in two steps: the index opens first (catalog, store: no model), then
+    the embedding model loads. Only search, ask and indexing wait for the model; a failed
+    model load is remembered (:class:`ModelState`) instead of retried on every request."""
+
+    def __init__(
+        self,
+        server: "RagginServer",
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        retry_after: float = MODEL_RETRY_S,
+    ) -> None:
         self._server = server
-        self.state: State = "idle"
+        self.state: State = "idle"  # of the index (opened without the model)
         self.error: str | None = None
         self.indexed: list[str] = []  # refreshed after load, index and remove
         self.catalog: Catalog | None = None
         self.config: AssistantConfig | None = None
+        self._clock = clock
+        self._retry_after = retry_after
+        self.model = ModelState(server.settings.profile, clock=clock, retry_after=retry_after)
         self._assistant: Assistant | None = None
         self._ready: asyncio.Future[Assistant] | None = None
+        self._model_ready: asyncio.Future[None] | None = None
+        self._load_task: asyncio.Task[None] | None = None
         self._jobs: dict[str, _IndexJob] = {}
 
     # -- loading --------------------------------------------------------------
@@ -69,17 +90,41 @@ class Loader:
         self._ready = loop.create_future()
         self.state = "loading"
         self.error = None
-        self._server.jobs.spawn(self._load(self._ready), name="load-index")
+        self._load_task = self._server.jobs.spawn(self._load(self._ready), name="load-index")
 
-    async def assistant(self) -> "Assistant":
-        """The loaded Assistant, waiting for the load if it is under way."""
+    async def opened(self) -> "Assistant":
+        """The Assistant with its index open, without waiting for the embedding model."""
         if self.state in ("idle", "failed"):
             self.start()
         assert self._ready is not None
         return await asyncio.shield(self._ready)
 
+    async def assistant(self) -> "Assistant":
+        """The Assistant with its embedding model loaded (search, ask and indexing).
+
+        Waits for a load under way; after a failed one, raises the remembered failure at
+        once (a :class:`ModelUnavailable` saying what to do) until the backoff has passed.
+        """
+        assistant = await self.opened()
+        if self.model.phase == "failed" and not self.model.may_start():
+            raise self.model.unavailable()
+        if self.model.may_start():
+            self._start_model(assistant, requested=False)
+        assert self._model_ready is not None
+        await asyncio.shield(self._model_ready)
+        return assistant
+
+    async def retry_model(self) -> dict[str, Any]:
+        """Load the model now even after a failure (the user asked); its state after."""
+        assistant = await self.opened()
+        if self.model.may_start(requested=True):
+            self._start_model(assistant, requested=True)
+        if self._model_ready is not None:
+            await asyncio.wait([self._model_ready])
+        return self.model.to_json()
+
     def ready_assistant(self) -> "Assistant | None":
-        """The Assistant if it is loaded now (for features that must not wait)."""
+        """The Assistant if its index is open now (for features that must not wait)."""
         return self._assistant if self.state == "ready" else None
 
     async def reconfigure(self) -> None:
@@ -87,12 +132,16 @@ class Loader:
         config = self._server.settings.assistant_config()
         if self.config is None or config == self.config or self.state == "idle":
             return
-        if self._ready is not None and self.state == "loading":
-            await asyncio.wait([self._ready])
+        if self._load_task is not None and not self._load_task.done():
+            await asyncio.wait([self._load_task])
         for job in list(self._jobs.values()):
             job.task.cancel("the settings changed")
         old, self._assistant = self._assistant, None
         self.state = "idle"
+        self.model = ModelState(
+            self._server.settings.profile, clock=self._clock, retry_after=self._retry_after
+        )
+        self._model_ready = None
         if old is not None:
             close = getattr(old, "close", None)
             if callable(close):
@@ -106,16 +155,21 @@ class Loader:
             async with WorkDone(self._server, LOAD_TITLE, message="Starting") as work:
                 report = _thread_reporter(loop, work.report)
                 self.config = self._server.settings.assistant_config()
+                self.model.profile = self.config.profile
                 assistant = await asyncio.to_thread(self._open, self.config, report)
                 self.indexed = await asyncio.to_thread(assistant.indexed_versions)
-                work.end_message = (
-                    f"Ready: Next.js {', '.join(self.indexed)} indexed"
-                    if self.indexed
-                    else "Ready: no Next.js docs indexed yet"
-                )
+                self._assistant = assistant
+                self.state = "ready"
+                ready.set_result(assistant)
+                if self.model.may_start():
+                    self._start_model(assistant, requested=False, report=report)
+                assert self._model_ready is not None
+                await asyncio.wait([self._model_ready])
+                work.end_message = self._ready_message()
         except asyncio.CancelledError:
-            self.state = "idle"
-            ready.cancel()
+            if not ready.done():
+                self.state = "idle"
+                ready.cancel()
             raise
         except RagginError as error:
             self._failed(ready, error)
@@ -125,16 +179,24 @@ class Loader:
             self._failed(ready, RagginError(f"Loading the docs index failed: {error}"))
             log.exception("Loading the docs index failed")
             return
-        self._assistant = assistant
-        self.state = "ready"
-        ready.set_result(assistant)
+
+    def _ready_message(self) -> str:
+        indexed = (
+            f"Next.js {', '.join(self.indexed)} indexed"
+            if self.indexed
+            else "no Next.js docs indexed yet"
+        )
+        if self.model.phase == "failed":
+            return f"Index open ({indexed}); the embedding model is not available"
+        return f"Ready: {indexed}"
 
     def _failed(self, ready: "asyncio.Future[Assistant]", error: RagginError) -> None:
+        if ready.done():  # the index opened: only the model failed, and said so
+            return
         self.state = "failed"
         self.error = str(error)
-        if not ready.done():
-            ready.set_exception(error)
-            ready.exception()  # marks it retrieved: only the waiting requests need it
+        ready.set_exception(error)
+        ready.exception()  # marks it retrieved: only the waiting requests need it
 
     def _open(self, config: "AssistantConfig", report: Callable[[str], None]) -> "Assistant":
         from raggin_lsp.assistant import Assistant
@@ -142,9 +204,70 @@ class Loader:
         report("Reading the Next.js release list")
         self.catalog = _load_catalog()
         assistant = Assistant(config)
-        assistant.load(progress=report)
-        assistant.warm_up(progress=report)
+        report("Opening the docs index")
+        _ = assistant.indexed_versions()  # opens the store: it needs the profile, no model
         return assistant
+
+    # -- the embedding model --------------------------------------------------
+
+    def _start_model(
+        self,
+        assistant: "Assistant",
+        *,
+        requested: bool,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
+        """Begin loading the model in a thread (synchronously marks it ``loading``)."""
+        self.model.start()
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._model_ready = done
+        self._server.jobs.spawn(
+            self._load_model(assistant, done, requested=requested, report=report),
+            name="load-model",
+        )
+
+    async def _load_model(
+        self,
+        assistant: "Assistant",
+        done: "asyncio.Future[None]",
+        *,
+        requested: bool,
+        report: Callable[[str], None] | None,
+    ) -> None:
+        state = self.model
+        try:
+            if report is not None:
+                await asyncio.to_thread(self._load_model_in_thread, assistant, report)
+            else:
+                async with WorkDone(self._server, MODEL_TITLE, message="Starting") as work:
+                    loop = asyncio.get_running_loop()
+                    thread_report = _thread_reporter(loop, work.report)
+                    await asyncio.to_thread(self._load_model_in_thread, assistant, thread_report)
+        except asyncio.CancelledError:
+            state.stop()
+            done.cancel()
+            raise
+        except Exception as error:
+            if not isinstance(error, RagginError):
+                log.exception("Loading the embedding model failed")
+                error = ModelError(f"Loading the embedding model failed: {error}")
+            if state.fail(error) and not requested:
+                self._server.tell(state.report())
+            else:
+                log.warning("%s", state.report())
+            done.set_exception(state.unavailable())
+            done.exception()  # marks it retrieved: only the waiting requests need it
+            return
+        state.succeed()
+        done.set_result(None)
+
+    @staticmethod
+    def _load_model_in_thread(assistant: "Assistant", report: Callable[[str], None]) -> None:
+        assistant.load_model(progress=report)
+        try:
+            assistant.warm_up(progress=report)
+        except RagginError as error:  # the first search builds what is missing itself
+            log.warning("Could not prepare the API pages ahead of the first search: %s", error)
 
     def resolve_range(self, spec: str) -> str | None:
         """The newest release matching an npm range, from the catalog once it is loaded."""
@@ -160,7 +283,7 @@ class Loader:
 
     async def ensure_indexed(self, version: str) -> None:
         """Return once ``version`` is indexed: index it when autoIndex allows, else fail."""
-        await self.assistant()
+        await self.opened()
         if version in self.indexed:
             return
         if self.catalog is not None:
@@ -189,14 +312,21 @@ class Loader:
             job.waiters -= 1
 
     def start_index(self, version: str) -> None:
-        """Index in the background (nobody waits; the progress can still cancel it)."""
+        """Index in the background (nobody waits; the progress can still cancel it).
+
+        Not while the model's failure holds: that failure was reported once already.
+        """
         if version in self._jobs or version in self.indexed:
+            return
+        if self.model.phase == "failed" and not self.model.may_start():
             return
         self._server.jobs.spawn(self._index_quietly(version), f"auto-index-{version}")
 
     async def _index_quietly(self, version: str) -> None:
         try:
             await self.index(version)
+        except ModelUnavailable as error:  # reported once by the model's load
+            log.info("Not indexing Next.js %s: %s", version, error)
         except RagginError as error:
             self._server.tell(str(error))
 
@@ -243,7 +373,7 @@ class Loader:
         return result
 
     async def remove(self, version: str) -> None:
-        assistant = await self.assistant()
+        assistant = await self.opened()  # removing needs no embedding model
         job = self._jobs.get(version)
         if job is not None:
             job.task.cancel("the version is being removed")
@@ -258,6 +388,7 @@ class Loader:
             "indexedVersions": list(self.indexed),
             "indexing": sorted(self._jobs),
             "latest": self.latest,
+            "model": self.model.to_json(),
         }
 
 

@@ -29,7 +29,7 @@ async def search(server: "RagginServer", request: SearchParams) -> list[dict[str
 
 
 async def versions(server: "RagginServer", uri: str | None) -> dict[str, Any]:
-    assistant = await server.loader.assistant()
+    assistant = await server.loader.opened()  # no embedding model needed
     known = await asyncio.to_thread(assistant.known_versions)
     target = targets.resolve(server, uri)
     project = target.project
@@ -61,7 +61,7 @@ async def remove_version(server: "RagginServer", request: VersionParams) -> dict
 
 
 async def models(server: "RagginServer") -> dict[str, Any]:
-    assistant = await server.loader.assistant()
+    assistant = await server.loader.opened()  # Ollama's models: no embedding model needed
     return {
         "host": server.settings.ollama_host,
         "configured": server.settings.model,

@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from raggin_lsp import package_version
 from raggin_lsp.project import ProjectCache
 from raggin_lsp.server.diagnostics import Catalogs
 from raggin_lsp.server.jobs import Jobs
@@ -26,15 +27,6 @@ log = logging.getLogger(__name__)
 NAME = "raggin-lsp"
 
 
-def _package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("raggin-lsp")
-    except PackageNotFoundError:
-        return "0.0.0+source"
-
-
 class RagginServer(LanguageServer):
     protocol: RagginProtocol
 
@@ -42,7 +34,7 @@ class RagginServer(LanguageServer):
         self.jobs = Jobs()  # before the protocol, which holds on to it
         super().__init__(
             NAME,
-            _package_version(),
+            package_version(),
             protocol_cls=RagginProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )

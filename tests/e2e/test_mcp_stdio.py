@@ -27,7 +27,7 @@ from tests.server.harness import copy_fixture
 pytestmark = [pytest.mark.slow]
 
 VERSION = "16.2.0"
-TOOLS = ["search_docs", "get_page", "list_versions", "index_version"]
+TOOLS = ["search_docs", "get_page", "list_versions", "index_version", "api_info", "diff"]
 PAGE = "/docs/app/api-reference/functions/revalidatePath"
 
 
@@ -162,6 +162,21 @@ async def test_an_agent_searches_reads_and_is_told_what_to_run(
         nowhere = await client.call_tool("get_page", {"url_or_path": "/docs/app/no-such-page"})
         assert nowhere.is_error
         assert "The Next.js 16.2.0 docs have no page /docs/app/no-such-page" in text_of(nowhere)
+
+        # The API catalog of the project's version: no search, the docs' own reference.
+        info = structured(await client.call_tool("api_info", {"name": "revalidatePath()"}))
+        assert info["version"] == VERSION
+        (api,) = info["apis"]
+        assert (api["kind"], api["resource"]) == ("functions", f"raggin://{VERSION}{PAGE}")
+        assert api["importPath"] == "next/cache"
+        transcript.add("api_info revalidatePath()", {**api, "history": api["history"][:2]})
+        changes = structured(await client.call_tool("diff", {"since": "15.0.0"}))
+        assert changes["to"] == VERSION
+        assert changes["changes"]
+        assert all(row["version"].lstrip("v") > "15" for row in changes["changes"])
+        unknown_api = await client.call_tool("api_info", {"name": "noSuchApi"})
+        assert unknown_api.is_error
+        assert "No API named 'noSuchApi'" in text_of(unknown_api)
     transcript.save()
 
 

@@ -23,6 +23,15 @@ PROJECT_VERSION = "16.2.0"
 FAKE_MODEL = "qwen2.5-coder:7b"
 # What the fake model writes for every answer: cites [1], mentions the API asked about.
 FAKE_REPLY = "Call `revalidatePath('/blog')` in the Server Action after saving the post [1]."
+# A file that uses an API the fixture project's version (16.2.0) documents as deprecated.
+DEPRECATED_FILE = "app/gallery.tsx"
+DEPRECATED_TEXT = (
+    "import Image from 'next/legacy/image'\n"
+    "\n"
+    "export default function Gallery() {\n"
+    "  return <Image src='/a.png' alt='' width={1} height={1} />\n"
+    "}\n"
+)
 
 
 @dataclass(frozen=True)

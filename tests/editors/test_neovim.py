@@ -4,7 +4,10 @@
 takes the plugin's pre-0.11 path: a FileType autocommand and ``vim.lsp.start_client``),
 hovers over ``revalidatePath``, sends ``raggin/search`` with ``client.request_sync``, runs
 the ``:RagginAsk`` code path (the answer streams into the Markdown split) and
-``:RagginVersion``'s request, and prints one JSON line per step for the checks below.
+``:RagginVersion``'s request, opens a file that uses an API the 16.2.0 docs deprecate
+(``next/legacy/image``), waits for the published diagnostic, picks its quick fix from
+``vim.lsp.buf.code_action()``'s menu and waits for the diagnostic to clear, and prints one
+JSON line per step for the checks below.
 """
 
 import json
@@ -15,7 +18,13 @@ from typing import Any
 
 import pytest
 
-from tests.editors.conftest import FAKE_REPLY, ROOT, EditorSetup
+from tests.editors.conftest import (
+    DEPRECATED_FILE,
+    DEPRECATED_TEXT,
+    FAKE_REPLY,
+    ROOT,
+    EditorSetup,
+)
 
 PLUGIN = ROOT / "editors" / "neovim"
 DRIVER = Path(__file__).parent / "nvim" / "drive_raggin.lua"
@@ -44,12 +53,15 @@ def test_plugin_lua_parses_in_neovim(path: Path) -> None:
 @pytest.fixture(scope="module")
 def neovim_run(editor_setup: EditorSetup) -> dict[str, dict[str, Any]]:
     assert NVIM is not None
+    deprecated = editor_setup.project / DEPRECATED_FILE
+    deprecated.write_text(DEPRECATED_TEXT, encoding="utf-8")
     env = {
         **editor_setup.env,
         "RAGGIN_PLUGIN_DIR": str(PLUGIN),
         "RAGGIN_PROJECT": str(editor_setup.project),
         "RAGGIN_SERVER_COMMAND": json.dumps(editor_setup.command),
         "RAGGIN_INIT_OPTIONS": editor_setup.init_options_json(),
+        "RAGGIN_DEPRECATED_FILE": str(deprecated),
     }
     run = subprocess.run(
         [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {DRIVER}"],
@@ -118,3 +130,27 @@ def test_version_request_reports_the_project_version(
     versions = neovim_run["versions"]
     assert versions["selected"] == editor_setup.version
     assert editor_setup.version in versions["indexed"]
+
+
+def test_deprecated_api_gets_a_published_diagnostic(neovim_run: dict[str, dict[str, Any]]) -> None:
+    shown = neovim_run["diagnostic"]
+    assert shown["line"] == "import Image from 'next/legacy/image'"
+    [item] = shown["items"]
+    assert (item["lnum"], item["col"], item["end_col"]) == (0, 18, 37)  # 'next/legacy/image'
+    assert "next/legacy/image" in item["message"]
+    assert "next/image" in item["message"].replace("next/legacy/image", "")
+    assert item["code"] == "deprecated-api"
+    assert item["severity"] == 3  # vim.diagnostic.severity.INFO: deprecated, not removed
+    assert item["href"].startswith("https://nextjs.org/docs/")
+
+
+def test_quick_fix_is_offered_and_applying_it_clears_the_diagnostic(
+    neovim_run: dict[str, dict[str, Any]],
+) -> None:
+    quickfix = neovim_run["quickfix"]
+    fixes = [action for action in quickfix["offered"] if action["has_edit"]]
+    assert [fix["kind"] for fix in fixes] == ["quickfix"]
+    assert fixes[0]["fixes"] == 1, "the quick fix carries its diagnostic"
+    assert quickfix["applied"] == fixes[0]["title"]
+    assert quickfix["line"] == "import Image from 'next/image'"
+    assert quickfix["remaining"] == []

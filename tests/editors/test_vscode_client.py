@@ -2,9 +2,11 @@
 
 Runs ``editors/vscode/test/stdio.test.mjs`` with ``node --test``: initialize, hovers,
 ``raggin/search``, and a streamed ``raggin/ask`` plus a follow-up with history, answered by
-an in-process fake Ollama. Then checks, on the fake's side, that the follow-up really
-carried the conversation. ``render.test.mjs`` (the panel's Markdown and history) runs in
-the same node process. A second test builds the extension and packages the ``.vsix``.
+an in-process fake Ollama, and a deprecated API's diagnostic, pulled as VS Code pulls them,
+with its quick fix applied until the diagnostic clears. Then checks, on the fake's side,
+that the follow-up really carried the conversation. ``render.test.mjs`` (the panel's
+Markdown and history) runs in the same node process. A second test builds the extension
+and packages the ``.vsix``.
 """
 
 import json
@@ -16,7 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.editors.conftest import FAKE_REPLY, ROOT, EditorSetup
+from tests.editors.conftest import (
+    DEPRECATED_FILE,
+    DEPRECATED_TEXT,
+    FAKE_REPLY,
+    ROOT,
+    EditorSetup,
+)
 
 VSCODE = ROOT / "editors" / "vscode"
 NODE_TIMEOUT = 15 * 60
@@ -43,6 +51,8 @@ def _install_node_modules() -> None:
 
 def test_vscode_protocol_client_over_stdio(editor_setup: EditorSetup) -> None:
     _install_node_modules()
+    deprecated = editor_setup.project / DEPRECATED_FILE
+    deprecated.write_text(DEPRECATED_TEXT, encoding="utf-8")
     env = {
         **editor_setup.env,
         "RAGGIN_SERVER_COMMAND": json.dumps(editor_setup.command),
@@ -50,6 +60,7 @@ def test_vscode_protocol_client_over_stdio(editor_setup: EditorSetup) -> None:
         "RAGGIN_VERSION": editor_setup.version,
         "RAGGIN_INIT_OPTIONS": editor_setup.init_options_json(),
         "RAGGIN_FAKE_REPLY": FAKE_REPLY,
+        "RAGGIN_DEPRECATED_FILE": str(deprecated),
     }
     run = subprocess.run(
         ["node", "--test", "--test-reporter=spec", "test/stdio.test.mjs", "test/render.test.mjs"],

@@ -79,7 +79,7 @@ class FakeAssistant:
         self.indexed = set(SCRIPT.indexed)
         self.calls: list[dict[str, Any]] = []
 
-    def load(self, progress: Callable[[str], None] | None = None) -> None:
+    def load_model(self, progress: Callable[[str], None] | None = None) -> None:
         if progress:
             progress("Loading the embedding model")
         time.sleep(SCRIPT.load_delay)

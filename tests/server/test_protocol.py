@@ -492,3 +492,30 @@ async def test_hover_on_each_kind_links_the_catalog_page(
         assert f"https://nextjs.org/docs/app/api-reference/{page}" in hover.contents.value
         if path == "middleware.ts":  # 16.2.0 documents it on the proxy page, as renamed
             assert "Use `proxy` instead" in hover.contents.value
+
+
+async def test_a_failed_model_load_is_remembered_and_blocks_only_what_needs_the_model(
+    tmp_path: Path, project: Path
+) -> None:
+    error = "Could not download BAAI/bge-m3 (scripted)"
+    async with start(tmp_path, project, script={"load_error": error}) as session:
+        status = await session.request("raggin/status", None)
+        assert status["loading"]["state"] == "ready"
+        assert status["loading"]["model"]["state"] == "failed"
+        for _ in range(3):
+            with pytest.raises(JsonRpcException) as raised:
+                await session.request("raggin/search", {"query": "revalidatePath"})
+            assert raised.value.code == -32803
+            assert error in raised.value.message
+            assert "raggin.retryModel" in raised.value.message
+        versions = await session.request("raggin/versions", None)
+        assert versions["indexed"] == ["16.2.0"]
+        status = await session.request("raggin/status", None)
+        assert status["loading"]["model"]["attempts"] == 1
+        assert error in status["loading"]["model"]["error"]
+        shown = [m.message for m in session.client.messages if error in m.message]
+        assert len(shown) == 1
+        with pytest.raises(JsonRpcException):
+            await session.command("raggin.retryModel")
+        status = await session.request("raggin/status", None)
+        assert status["loading"]["model"]["attempts"] == 2

@@ -18,11 +18,11 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 
-# The writer lives in the package (the benchmark writes a random head with it too).
-from raggin_lsp.bench.torch_writer import (
+# The writer is shared with the benchmark (bench/), which writes a random head with it.
+from tests.support.torch_writer import (
     torch_state_dict_pickle as torch_state_dict_pickle,
 )
-from raggin_lsp.bench.torch_writer import write_torch_state_dict
+from tests.support.torch_writer import write_torch_state_dict
 
 SPECIALS = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
 WORDS = ("route", "group", "layout", "page", "server", "client", "cache", "hello", "world")

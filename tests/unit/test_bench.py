@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from raggin_lsp.bench.pipeline import reembed_share
-from raggin_lsp.bench.report import BGE_M3, LIGHT, BenchReport, Row, render_table
-from raggin_lsp.bench.stats import percentile, summarize
-from raggin_lsp.cli import main
+from bench.__main__ import main
+from bench.pipeline import reembed_share
+from bench.report import BGE_M3, LIGHT, BenchReport, Row, render_table
+from bench.stats import percentile, summarize
 from raggin_lsp.corpus.model import Section
 
 
@@ -111,7 +111,7 @@ def test_unmeasured_row_is_not_measured() -> None:
 
 
 def test_cli_rejects_zero_repeats(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bench", "--repeat", "0", "--no-bge-m3", "--no-lsp"]) != 0
+    assert main(["--repeat", "0", "--no-bge-m3", "--no-lsp"]) != 0
     assert "--repeat" in capsys.readouterr().err
 
 
@@ -120,7 +120,7 @@ def test_cli_rejects_zero_repeats(capsys: pytest.CaptureFixture[str]) -> None:
     [
         pytest.param("failed: RuntimeError: the server crashed", True, id="broken-stage"),
         pytest.param("skipped with --no-bge-m3", False, id="skipped"),
-        pytest.param("server not available", False, id="unavailable"),
+        pytest.param("pytest-lsp not installed", False, id="unavailable"),
     ],
 )
 def test_only_a_broken_stage_fails_the_bench(reason: str, failed: bool) -> None:

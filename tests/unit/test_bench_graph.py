@@ -15,13 +15,13 @@ import onnxruntime as ort
 import pytest
 from onnx import numpy_helper
 
-from raggin_lsp.bench.random_bge_m3 import (
+from bench.random_bge_m3 import (
     INFO_FILE,
     RandomModel,
     build_random_bge_m3,
     cached_random_bge_m3,
 )
-from raggin_lsp.bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture, write_xlmr_graph
+from bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture, write_xlmr_graph
 from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.embed.bge_m3 import BgeM3Embedder
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from raggin_lsp.assistant import IndexStage
+from raggin_lsp.corpus.apis import Api, ApiCatalog, Deprecation, HistoryRow, Symbol
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.summary import page_summaries
 from raggin_lsp.corpus.versions import Catalog, Release
@@ -50,6 +51,9 @@ class FakeAssistant:
     def resolve_version(self, spec: str) -> str:
         return spec if spec in self.indexed else self.catalog().resolve(spec)
 
+    def api_catalog(self, version: str) -> ApiCatalog:
+        return api_catalog(version)
+
     def search(self, query: str, version: str, **options: Any) -> list[Any]:
         self.searches.append({"query": query, "version": version, **options})
         return []
@@ -59,6 +63,36 @@ class FakeAssistant:
         progress(IndexStage("embed", 10, 10, "Indexing: 10/10 sections"))
         self.indexed.append(version)
         return IndexReport(version, 10, 10, 0, 1.0)
+
+
+PROXY = "/docs/app/api-reference/file-conventions/proxy"
+
+
+def api_catalog(version: str) -> ApiCatalog:
+    """A small catalog as the docs of ``version`` would give it: one file convention."""
+    proxy = Api(
+        url_path=PROXY,
+        title="proxy.js",
+        kind="file-conventions",
+        router="app",
+        description="API reference for the proxy.js file.",
+        names=("proxy",),
+        symbols=(Symbol("file", "proxy", folder=""),),
+        history=(
+            HistoryRow("v16.0.0", "Middleware is deprecated and renamed to Proxy"),
+            HistoryRow("v15.5.0", "Middleware can now use the Node.js runtime (stable)"),
+        ),
+    )
+    renamed = Deprecation(
+        symbol=Symbol("file", "middleware", folder=""),
+        status="renamed",
+        since="v16.0.0",
+        evidence="Middleware is deprecated and renamed to Proxy",
+        page=PROXY,
+        replacement=Symbol("file", "proxy", folder=""),
+        replacement_page=PROXY,
+    )
+    return ApiCatalog(version, {PROXY: proxy}, [renamed])
 
 
 def tools_for(assistant: FakeAssistant, project: Path, **settings: Any) -> DocsTools:
@@ -210,3 +244,35 @@ def test_a_page_reads_in_document_order_whatever_order_the_store_gives() -> None
         "## Examples\n\nAbout examples.\n\n### Basic\n\nFirst part.\n\nSecond part.\n\n"
         "## Returns\n\nAbout returns.\n"
     )
+
+
+async def test_api_info_reads_the_projects_catalog_by_the_name_code_uses(project: Path) -> None:
+    info = await tools_for(FakeAssistant(), project).api_info("proxy.ts")
+    assert (info["version"], info["versionReason"]) == ("16.2.0", "project (installed)")
+    (api,) = info["apis"]
+    assert api["resource"] == f"raggin://16.2.0{PROXY}"
+    assert api["filePattern"] == "proxy.*"
+    assert api["deprecations"][0]["replacement"] == "proxy"
+
+
+async def test_api_info_works_for_a_version_that_is_not_indexed(project: Path) -> None:
+    info = await tools_for(FakeAssistant(), project).api_info("proxy", version="16.4.6")
+    assert info["version"] == "16.4.6"
+
+
+async def test_api_info_names_what_it_did_not_find(project: Path) -> None:
+    tools = tools_for(FakeAssistant(), project)
+    with pytest.raises(RagginError, match="No API named 'useTelepathy'"):
+        await tools.api_info("useTelepathy")
+    with pytest.raises(RagginError, match="name is empty"):
+        await tools.api_info("  ")
+
+
+async def test_diff_lists_the_history_rows_after_the_older_release(project: Path) -> None:
+    tools = tools_for(FakeAssistant(), project)
+    changes = await tools.diff("15.5.0")
+    assert [row["version"] for row in changes["changes"]] == ["v16.0.0"]
+    assert (changes["from"], changes["to"]) == ("15.5.0", "16.2.0")
+    assert len((await tools.diff("15.0.0", api="middleware.ts"))["changes"]) == 0
+    with pytest.raises(RagginError, match="since must be a release"):
+        await tools.diff("yesterday")

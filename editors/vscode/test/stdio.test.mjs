@@ -7,6 +7,8 @@
 //   RAGGIN_VERSION         the version that project uses, e.g. 16.2.0
 //   RAGGIN_INIT_OPTIONS    JSON initializationOptions (profile, qdrantPath, ollamaHost, model, ...)
 //   RAGGIN_FAKE_REPLY      text the fake Ollama streams for every answer
+//   RAGGIN_DEPRECATED_FILE a file of the project that imports `next/legacy/image`, which
+//                          the project version's docs deprecate in favour of `next/image`
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,6 +28,7 @@ const missing = [
   'RAGGIN_VERSION',
   'RAGGIN_INIT_OPTIONS',
   'RAGGIN_FAKE_REPLY',
+  'RAGGIN_DEPRECATED_FILE',
 ].filter((name) => !env[name]);
 const REQUEST_TIMEOUT_MS = 180_000;
 
@@ -43,6 +46,26 @@ function positionOf(text, needle, offset = 1) {
   assert.ok(index >= 0, `${needle} not found`);
   const line = text.slice(0, index).split('\n').length - 1;
   return { line, character: index - (text.lastIndexOf('\n', index - 1) + 1) + offset };
+}
+
+/** The range of `needle` in a file. */
+function rangeOf(text, needle) {
+  const start = positionOf(text, needle, 0);
+  return { start, end: { line: start.line, character: start.character + needle.length } };
+}
+
+/** `text` with LSP TextEdits applied, as the editor applies a WorkspaceEdit to a buffer. */
+function applyEdits(text, edits) {
+  const lines = text.split('\n');
+  const offset = ({ line, character }) =>
+    lines.slice(0, line).reduce((sum, current) => sum + current.length + 1, 0) + character;
+  return [...edits]
+    .sort((a, b) => offset(b.range.start) - offset(a.range.start))
+    .reduce(
+      (result, edit) =>
+        result.slice(0, offset(edit.range.start)) + edit.newText + result.slice(offset(edit.range.end)),
+      text,
+    );
 }
 
 describe('raggin-lsp over stdio with vscode-languageserver-protocol', { skip: missing.length ? `set ${missing.join(', ')}` : false }, () => {
@@ -76,6 +99,7 @@ describe('raggin-lsp over stdio with vscode-languageserver-protocol', { skip: mi
     connection.onRequest('client/registerCapability', () => null);
     connection.onRequest('window/showMessageRequest', () => null);
     connection.onRequest('window/showDocument', () => ({ success: false }));
+    connection.onRequest('workspace/diagnostic/refresh', () => null);
     connection.onNotification('window/logMessage', (params) => logs.push(params.message));
     connection.onNotification('window/showMessage', (params) => logs.push(`[shown] ${params.message}`));
     connection.onNotification('$/progress', ({ token, value }) => {
@@ -94,10 +118,20 @@ describe('raggin-lsp over stdio with vscode-languageserver-protocol', { skip: mi
         initializationOptions: initOptions,
         capabilities: {
           window: { workDoneProgress: true, showDocument: { support: true } },
-          workspace: { configuration: true, workspaceFolders: true },
+          workspace: {
+            configuration: true,
+            workspaceFolders: true,
+            diagnostics: { refreshSupport: true },
+            workspaceEdit: { documentChanges: true, resourceOperations: ['create', 'rename', 'delete'] },
+          },
           textDocument: {
             hover: { contentFormat: ['markdown', 'plaintext'] },
-            codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix'] } } },
+            // VS Code pulls diagnostics (LSP 3.17) and shows code actions as literals.
+            diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
+            codeAction: {
+              codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix', 'refactor', 'source'] } },
+              isPreferredSupport: true,
+            },
           },
         },
       }),
@@ -189,6 +223,53 @@ describe('raggin-lsp over stdio with vscode-languageserver-protocol', { skip: mi
       connection.sendRequest('raggin/search', { query: 42 }),
       (error) => error.code === -32602 && /query/.test(error.message),
     );
+  });
+
+  test('a deprecated API gets a pulled diagnostic, and applying its quick fix clears it', async () => {
+    const path = env.RAGGIN_DEPRECATED_FILE;
+    const uri = pathToFileURL(path).toString();
+    let text = readFileSync(path, 'utf8');
+    connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: 'typescriptreact', version: 1, text },
+    });
+    const pull = () =>
+      withTimeout(connection.sendRequest('textDocument/diagnostic', { textDocument: { uri } }), 'diagnostic');
+
+    const report = await pull();
+    assert.equal(report.kind, 'full');
+    const ours = report.items.filter((item) => item.source === 'raggin');
+    assert.equal(ours.length, 1, `expected one raggin diagnostic: ${JSON.stringify(report.items)}${diagnostics()}`);
+    const [diagnostic] = ours;
+    assert.deepEqual(diagnostic.range, rangeOf(text, "'next/legacy/image'"));
+    assert.equal(diagnostic.code, 'deprecated-api');
+    assert.match(diagnostic.message, /next\/legacy\/image.*next\/image/);
+    assert.match(diagnostic.codeDescription.href, /^https:\/\/nextjs\.org\/docs\//);
+    assert.deepEqual(diagnostic.tags, [2], 'shown struck through, as VS Code does for Deprecated');
+
+    // The light bulb: what VS Code asks for at the diagnostic, with the diagnostic in context.
+    const actions = await withTimeout(
+      connection.sendRequest('textDocument/codeAction', {
+        textDocument: { uri },
+        range: diagnostic.range,
+        context: { diagnostics: [diagnostic], triggerKind: 1 },
+      }),
+      'codeAction',
+    );
+    const fixes = actions.filter((action) => action.edit);
+    assert.equal(fixes.length, 1, `one quick fix with an edit: ${JSON.stringify(actions)}`);
+    const [fix] = fixes;
+    assert.equal(fix.kind, 'quickfix');
+    assert.equal(fix.isPreferred, true);
+    assert.deepEqual(fix.diagnostics, [diagnostic], 'the fix names the diagnostic it resolves');
+
+    text = applyEdits(text, fix.edit.changes[uri]);
+    assert.equal(text.split('\n')[0], "import Image from 'next/image'");
+    connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text }],
+    });
+    const after = await pull();
+    assert.deepEqual(after.items.filter((item) => item.source === 'raggin'), []);
   });
 
   const question = 'How do I revalidate the blog page after creating a post?';

@@ -1,7 +1,8 @@
 -- Run by tests/editors/test_neovim.py inside a headless Neovim (`nvim --headless -u NONE`):
 -- sets up the raggin plugin on the fixture project, then prints one JSON line per check.
 -- Environment: RAGGIN_PLUGIN_DIR, RAGGIN_PROJECT, RAGGIN_SERVER_COMMAND (JSON array),
--- RAGGIN_INIT_OPTIONS (JSON).
+-- RAGGIN_INIT_OPTIONS (JSON), RAGGIN_DEPRECATED_FILE (a file of the project that uses a
+-- deprecated API, for the diagnostic and its quick fix).
 local TIMEOUT = 180000
 
 local function emit(record)
@@ -115,6 +116,56 @@ local ok, failure = pcall(function()
   vim.wait(TIMEOUT, function() return versions ~= nil end, 20)
   emit({ event = 'versions', selected = versions and versions.selected or vim.NIL,
     indexed = versions and versions.indexed or {} })
+
+  -- A deprecated API: Neovim 0.7 cannot pull diagnostics, so the server publishes them;
+  -- the quick fix is chosen from `vim.lsp.buf.code_action()`'s menu as a user would, and
+  -- once applied (the edit goes back to the server as didChange) the diagnostic is gone.
+  vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('RAGGIN_DEPRECATED_FILE')))
+  local deprecated = vim.api.nvim_get_current_buf()
+  vim.wait(30000, function()
+    return require('raggin.compat').find_client('raggin', deprecated) ~= nil
+  end, 50)
+  local function raggin_diagnostics()
+    local found = {}
+    for _, item in ipairs(vim.diagnostic.get(deprecated)) do
+      if item.source == 'raggin' then
+        local lsp = (item.user_data and item.user_data.lsp) or {}
+        table.insert(found, { lnum = item.lnum, col = item.col, end_col = item.end_col,
+          severity = item.severity, message = item.message, code = item.code or lsp.code or vim.NIL,
+          href = lsp.codeDescription and lsp.codeDescription.href or vim.NIL })
+      end
+    end
+    return found
+  end
+  vim.wait(60000, function() return #raggin_diagnostics() > 0 end, 20)
+  local shown = raggin_diagnostics()
+  emit({ event = 'diagnostic', items = shown,
+    line = shown[1] and vim.api.nvim_buf_get_lines(deprecated, shown[1].lnum, shown[1].lnum + 1, false)[1] or vim.NIL })
+  if #shown == 0 then
+    return finish(3)
+  end
+
+  local offered, chosen = {}, nil
+  local original_select = vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    for _, item in ipairs(items) do
+      local action = item[2]
+      table.insert(offered, { title = action.title, kind = action.kind or vim.NIL,
+        fixes = action.diagnostics and #action.diagnostics or 0, has_edit = action.edit ~= nil })
+      if chosen == nil and action.kind == 'quickfix' and action.edit and action.diagnostics then
+        chosen = item
+      end
+    end
+    on_choice(chosen)
+  end
+  vim.api.nvim_win_set_cursor(0, { shown[1].lnum + 1, shown[1].col })
+  vim.lsp.buf.code_action()
+  vim.wait(TIMEOUT, function() return #offered > 0 end, 20)
+  vim.ui.select = original_select
+  local line_after = vim.api.nvim_buf_get_lines(deprecated, shown[1].lnum, shown[1].lnum + 1, false)[1]
+  vim.wait(30000, function() return #raggin_diagnostics() == 0 end, 20)
+  emit({ event = 'quickfix', offered = offered, applied = chosen and chosen[2].title or vim.NIL,
+    line = line_after, remaining = raggin_diagnostics() })
 
   client.stop()
   vim.wait(10000, function() return client.is_stopped() end, 50)

@@ -1,7 +1,7 @@
 """Speed of the ``bge-m3`` code path on BGE-M3's architecture with random weights.
 
 :func:`measure_bge_m3` runs in a worker process (its peak RSS is then the model's own):
-it builds or reuses the random-weights folder (:mod:`raggin_lsp.bench.random_bge_m3`),
+it builds or reuses the random-weights folder (:mod:`bench.random_bge_m3`),
 loads it through :func:`raggin_lsp.embed.load_embedder` exactly as a real BGE-M3 folder
 given as ``model_path``, and times queries and a sample of real sections of a version.
 The whole-version time is extrapolated from the sample by token count, since an
@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from raggin_lsp.bench.report import BGE_M3, Row
-from raggin_lsp.bench.stats import peak_rss_mb_self, summarize, time_calls
-from raggin_lsp.bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture
+from bench.report import BGE_M3, Row
+from bench.stats import peak_rss_mb_self, summarize, time_calls
+from bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture
 
 ROW_NAMES = (
     ("build the random-weights model (once, cached)", "s"),
@@ -58,8 +58,8 @@ def _say(message: str) -> None:
 
 
 def measure_bge_m3(plan: BgeM3Plan, cache: Path | None = None) -> list[Row]:
-    from raggin_lsp.bench.pipeline import QUERIES
-    from raggin_lsp.bench.random_bge_m3 import cached_random_bge_m3
+    from bench.pipeline import QUERIES
+    from bench.random_bge_m3 import cached_random_bge_m3
     from raggin_lsp.corpus.fetch import ensure_docs
     from raggin_lsp.corpus.parse import parse_docs_tree
     from raggin_lsp.embed.base import ProfileSpec

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from raggin_lsp.bench.stats import Summary
+from bench.stats import Summary
 
 LIGHT = "light profile, in-process"
 LSP = "light profile, over LSP (server subprocess, stdio)"

@@ -23,16 +23,16 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from raggin_lsp import paths
-from raggin_lsp.bench import DEFAULT_VERSION, NEWER_VERSION, bge_m3_speed, deprecations, lsp
-from raggin_lsp.bench.report import LIGHT, BenchReport, Row
-from raggin_lsp.bench.stats import (
+from bench import DEFAULT_VERSION, NEWER_VERSION, bge_m3_speed, deprecations, lsp
+from bench.report import LIGHT, BenchReport, Row
+from bench.stats import (
     peak_rss_mb_children,
     peak_rss_mb_self,
     percentile,
     summarize,
     time_calls,
 )
+from raggin_lsp import paths
 from raggin_lsp.errors import NotIndexedError, RagginError
 
 if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: paid only when run
@@ -204,7 +204,7 @@ def _bench_index(options: BenchOptions, say: Say) -> tuple[Path, IndexBuild | No
 
 
 def _child_env() -> dict[str, str]:
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     return env
@@ -216,7 +216,7 @@ def _child_env() -> dict[str, str]:
 def _in_process_rows(
     assistant: "Assistant", options: BenchOptions, build: IndexBuild | None, say: Say
 ) -> list[Row]:
-    from raggin_lsp.bench.pipeline import (
+    from bench.pipeline import (
         QUERIES,
         index_sample_rates,
         parse_version,

@@ -10,22 +10,21 @@ exits is exactly the server's peak RSS.
 
 import asyncio
 import importlib.util
-import io
 import os
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable
-from contextlib import AbstractContextManager, asynccontextmanager, redirect_stderr, redirect_stdout
+from contextlib import AbstractContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from raggin_lsp.bench.report import LSP, Row
-from raggin_lsp.bench.stats import peak_rss_mb_children, summarize
+from bench.report import LSP, Row
+from bench.stats import peak_rss_mb_children, summarize
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_PROJECT = ROOT / "tests" / "fixtures" / "nextjs-project"
 HOVER_FILE = "app/actions.ts"
 HOVER_TERM = "revalidatePath('/blog')"
@@ -55,8 +54,6 @@ def unavailable_rows(reason: str) -> list[Row]:
 
 def missing_requirement() -> str | None:
     """Why the LSP rows cannot be measured here, or None when they can."""
-    if importlib.util.find_spec("raggin_lsp.server.features") is None:
-        return "server not available"
     if importlib.util.find_spec("pytest_lsp") is None:
         return "pytest-lsp not installed: pip install -e '.[test]'"
     if not FIXTURE_PROJECT.is_dir():
@@ -89,17 +86,8 @@ def measure_lsp(plan: LspPlan) -> list[Row]:
 
 
 def server_command() -> list[str]:
-    """``python -m raggin_lsp serve``, or the server's own entry point if the CLI lacks it."""
-    from raggin_lsp.cli import build_parser
-
-    try:
-        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):  # --help prints
-            build_parser().parse_args(["serve", "--help"])
-    except SystemExit as exit_:
-        if exit_.code == 0:
-            return [sys.executable, "-m", "raggin_lsp", "serve", "--log-level", "WARNING"]
-    entry = "import sys; from raggin_lsp.server.entry import serve; sys.exit(serve(sys.argv[1:]))"
-    return [sys.executable, "-c", entry, "--log-level", "WARNING"]
+    """``python -m raggin_lsp serve``, as the editors start it."""
+    return [sys.executable, "-m", "raggin_lsp", "serve", "--log-level", "WARNING"]
 
 
 def _server_env(folder: Path) -> dict[str, str]:
@@ -139,7 +127,7 @@ async def _session(
 
 
 async def _measure(plan: LspPlan, project: Path, folder: Path) -> list[Row]:
-    from raggin_lsp.bench.pipeline import QUERIES
+    from bench.pipeline import QUERIES
     from tests.support.fake_ollama import FakeOllama, FakeScript
 
     env = _server_env(folder)
@@ -184,7 +172,7 @@ async def _requests(
 ) -> tuple[list[float], list[float], list[float]]:
     from lsprotocol import types
 
-    from raggin_lsp.bench.pipeline import QUERIES
+    from bench.pipeline import QUERIES
 
     path = project / HOVER_FILE
     text = path.read_text(encoding="utf-8")

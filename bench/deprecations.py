@@ -7,8 +7,8 @@ the catalog is loaded: parse with tree-sitter, read the references, match them a
 the catalog, build the fixes (:func:`find_deprecations`).
 """
 
-from raggin_lsp.bench.report import Row
-from raggin_lsp.bench.stats import summarize, time_calls
+from bench.report import Row
+from bench.stats import summarize, time_calls
 from raggin_lsp.code.deprecations import find_deprecations
 from raggin_lsp.corpus.apis import ApiCatalog
 

@@ -2,7 +2,7 @@
 
 It loads through the real ``bge-m3`` code path (:class:`raggin_lsp.embed.bge_m3.BgeM3Embedder`
 with ``model_path``): ``onnx/model.onnx`` + ``onnx/model.onnx_data`` (see
-:mod:`raggin_lsp.bench.xlmr_graph`), a random ``sparse_linear.pt`` head, and a tokenizer.
+:mod:`bench.xlmr_graph`), a random ``sparse_linear.pt`` head, and a tokenizer.
 XLM-R's own tokenizer cannot be downloaded here either, so a SentencePiece-style Unigram
 tokenizer is trained on the Next.js docs themselves: sections then split into about as
 many tokens as a real subword tokenizer would make of them, which is what the timing
@@ -32,10 +32,10 @@ from tokenizers import (
     trainers,
 )
 
+from bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture, write_xlmr_graph
 from raggin_lsp import paths
-from raggin_lsp.bench.torch_writer import write_torch_state_dict
-from raggin_lsp.bench.xlmr_graph import BGE_M3_ARCHITECTURE, Architecture, write_xlmr_graph
 from raggin_lsp.embed.bge_m3 import SPARSE_HEAD
+from tests.support.torch_writer import write_torch_state_dict
 
 SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<unk>")  # ids 0..3, as in XLM-R
 # A monolingual subword vocabulary; the Unigram trainer stops earlier if the corpus is small.

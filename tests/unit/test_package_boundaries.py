@@ -1,0 +1,57 @@
+"""The package holds the product only: no test code, no benchmark, pygls only in server/.
+
+An installed wheel has neither ``tests/`` nor ``bench/`` nor the test extra, so a module
+of ``raggin_lsp`` that imported one of them would break there (``make bench`` runs
+``python -m bench`` from a checkout instead of a ``raggin-lsp bench`` command).
+"""
+
+from pathlib import Path
+
+import pytest
+
+from raggin_lsp import package_version
+from raggin_lsp.cli import build_parser
+from tests.support.package_imports import boundary_violations, imported_modules
+
+PACKAGE = Path(__file__).resolve().parents[2] / "raggin_lsp"
+
+
+def test_the_package_imports_no_test_code_and_pygls_only_in_server() -> None:
+    assert boundary_violations(PACKAGE) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param("import pygls.server", {"pygls.server"}, id="import"),
+        pytest.param("from tests.support import x", {"tests.support"}, id="from-import"),
+        pytest.param("def f():\n    import onnx\n", {"onnx"}, id="lazy-in-function"),
+        pytest.param("from . import sibling", set(), id="relative-skipped"),
+    ],
+)
+def test_imports_are_read_wherever_they_are(source: str, expected: set[str]) -> None:
+    assert imported_modules(source) == expected
+
+
+def test_a_lazy_pygls_import_outside_server_is_caught(tmp_path: Path) -> None:
+    package = tmp_path / "raggin_lsp"
+    (package / "server").mkdir(parents=True)
+    (package / "server" / "ok.py").write_text("from pygls.lsp.server import LanguageServer\n")
+    (package / "retrieve.py").write_text("def f():\n    import pygls\n")
+    (package / "cli.py").write_text("from bench.runner import run_bench\n")
+    assert boundary_violations(package) == [
+        "raggin_lsp/cli.py: bench.runner (test or benchmark code)",
+        "raggin_lsp/retrieve.py: pygls (pygls outside server/)",
+    ]
+
+
+def test_the_cli_has_no_bench_command() -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bench"])
+
+
+def test_the_cli_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"raggin-lsp {package_version()}"
