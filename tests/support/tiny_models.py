@@ -152,7 +152,6 @@ def _write_tokenizer(folder: Path, vocab: dict[str, int]) -> None:
         single="<s> $A </s>",
         special_tokens=[("<s>", SPECIALS["<s>"]), ("</s>", SPECIALS["</s>"])],
     )
-    tokenizer.save(str(folder / "tokenizer.json"))
     special_map = {
         "bos_token": "<s>",
         "cls_token": "<s>",
@@ -161,11 +160,19 @@ def _write_tokenizer(folder: Path, vocab: dict[str, int]) -> None:
         "pad_token": "<pad>",
         "unk_token": "<unk>",
     }
+    _save_tokenizer(folder, tokenizer, special_map, max_length=8192, pad_id=SPECIALS["<pad>"])
+
+
+def _save_tokenizer(
+    folder: Path, tokenizer: Tokenizer, special_map: dict[str, str], *, max_length: int, pad_id: int
+) -> None:
+    """The tokenizer and the small JSON files fastembed reads next to it."""
+    tokenizer.save(str(folder / "tokenizer.json"))
     (folder / "special_tokens_map.json").write_text(json.dumps(special_map))
     (folder / "tokenizer_config.json").write_text(
-        json.dumps({"model_max_length": 8192, **special_map})
+        json.dumps({"model_max_length": max_length, **special_map})
     )
-    (folder / "config.json").write_text(json.dumps({"pad_token_id": SPECIALS["<pad>"]}))
+    (folder / "config.json").write_text(json.dumps({"pad_token_id": pad_id}))
 
 
 CROSS_SPECIALS = {"[CLS]": 0, "[SEP]": 1, "[PAD]": 2, "[UNK]": 3}
@@ -228,16 +235,11 @@ def build_tiny_cross_encoder(folder: Path, word_weights: dict[str, float]) -> Ti
         pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", CROSS_SPECIALS["[CLS]"]), ("[SEP]", CROSS_SPECIALS["[SEP]"])],
     )
-    tokenizer.save(str(folder / "tokenizer.json"))
     special_map = {
         "cls_token": "[CLS]",
         "sep_token": "[SEP]",
         "pad_token": "[PAD]",
         "unk_token": "[UNK]",
     }
-    (folder / "special_tokens_map.json").write_text(json.dumps(special_map))
-    (folder / "tokenizer_config.json").write_text(
-        json.dumps({"model_max_length": 512, **special_map})
-    )
-    (folder / "config.json").write_text(json.dumps({"pad_token_id": CROSS_SPECIALS["[PAD]"]}))
+    _save_tokenizer(folder, tokenizer, special_map, max_length=512, pad_id=CROSS_SPECIALS["[PAD]"])
     return TinyCrossEncoder(folder, dict(word_weights))

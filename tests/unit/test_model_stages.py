@@ -8,6 +8,7 @@ search wait or fail for a model that is missing.
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ from raggin_lsp.errors import ModelError
 from raggin_lsp.generate.model import GenerationSettings
 from raggin_lsp.generate.ollama_api import ModelNotInstalledError, OllamaUnreachableError
 from raggin_lsp.generate.planning import hypothetical_passage
+from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.retrieve.rerank import CrossEncoderReranker
 from raggin_lsp.retrieve.search import search
 from raggin_lsp.retrieve.stages import NO_STAGES, StageWeights
@@ -110,10 +112,10 @@ def test_the_cross_encoder_puts_the_passage_it_prefers_first(
     assert _pages(index, question, stages=NO_STAGES, reranker=reranker) == fused_only
 
 
-def test_reranked_results_explain_the_cross_encoder_score(
-    index: DocsIndex, cross_encoder: TinyCrossEncoder
-) -> None:
-    results = search(
+def _reranked(
+    index: DocsIndex, cross_encoder: TinyCrossEncoder, **options: Any
+) -> list[SearchResult]:
+    return search(
         index,
         HashingTestEmbedder(),
         "stale data after a mutation",
@@ -121,7 +123,14 @@ def test_reranked_results_explain_the_cross_encoder_score(
         top_k=5,
         stages=NO_STAGES.with_stage("rerank", True),
         reranker=CrossEncoderReranker(str(cross_encoder.folder)),
+        **options,
     )
+
+
+def test_reranked_results_explain_the_cross_encoder_score(
+    index: DocsIndex, cross_encoder: TinyCrossEncoder
+) -> None:
+    results = _reranked(index, cross_encoder)
     assert all("rerank" in result.scores for result in results)
     assert all(result.score == result.scores["final"] for result in results)
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
@@ -130,16 +139,7 @@ def test_reranked_results_explain_the_cross_encoder_score(
 def test_candidates_the_cross_encoder_did_not_read_stay_below(
     index: DocsIndex, cross_encoder: TinyCrossEncoder
 ) -> None:
-    results = search(
-        index,
-        HashingTestEmbedder(),
-        "stale data after a mutation",
-        VERSION,
-        top_k=5,
-        stages=NO_STAGES.with_stage("rerank", True),
-        reranker=CrossEncoderReranker(str(cross_encoder.folder)),
-        weights=StageWeights(rerank_candidates=2),
-    )
+    results = _reranked(index, cross_encoder, weights=StageWeights(rerank_candidates=2))
     read = [r for r in results if "rerank" in r.scores]
     assert len(read) == 2
     assert results[:2] == read
