@@ -25,7 +25,7 @@ from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import transfer
-from raggin_lsp.store.backends import Backend, EmbeddedBackend, WriteView
+from raggin_lsp.store.backends import EmbeddedBackend
 from raggin_lsp.store.model import (
     CollectionStats,
     IndexInterrupted,
@@ -45,6 +45,7 @@ from raggin_lsp.store.schema import (
     version_key,
 )
 from raggin_lsp.store.settings import StoreSettings
+from raggin_lsp.store.views import Backend, WriteView
 
 if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
     from qdrant_client import QdrantClient
