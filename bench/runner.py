@@ -377,6 +377,18 @@ def _store_rows(index_path: Path, options: BenchOptions, say: Say) -> list[Row]:
             ):
                 report = source.push_version(options.version, target)
                 rates.append(report.sections_total / report.seconds)
+
+        say("Timing the import of an exported version (checksum, profile, store)")
+        imports = []
+        with tempfile.TemporaryDirectory(prefix="raggin-bench-import-") as folder:
+            export = Path(folder) / f"next-{options.version}.raggin.gz"
+            source.export_version(options.version, export)
+            size_mb = export.stat().st_size / 2**20
+            for run in range(max(1, options.repeat // 2)):
+                with DocsIndex.open(StoreSettings(path=Path(folder) / f"i{run}"), spec) as target:
+                    started = time.perf_counter()
+                    target.import_file(export, version=options.version)
+                    imports.append(time.perf_counter() - started)
     return [
         Row.of(
             LIGHT,
@@ -392,6 +404,14 @@ def _store_rows(index_path: Path, options: BenchOptions, say: Say) -> list[Row]:
             summarize(rates),
             f"all {options.version} points with vectors, read from the index and written "
             "into a fresh one, published; no model",
+        ),
+        Row.of(
+            LIGHT,
+            "import an exported version",
+            "s",
+            summarize(imports),
+            f"`index {options.version} --from FILE` without the CLI start: sha256 check, "
+            f"read and store all points of a {size_mb:.0f} MB export into a fresh index",
         ),
     ]
 

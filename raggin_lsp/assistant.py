@@ -10,12 +10,14 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from raggin_lsp import paths
+from raggin_lsp.changes import release_key
+from raggin_lsp.content_changes import ContentChanges, NotCompared, content_changes
 from raggin_lsp.corpus.apis import ApiCatalog
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
@@ -388,6 +390,22 @@ class Assistant:
         close = get_close_matches(url_path, list(pages), n=3, cutoff=0.6)
         hint = f"; close ones: {', '.join(close)}" if close else ""
         raise RagginError(f"The Next.js {version} docs have no page {url_path}{hint}.")
+
+    def content_changes(
+        self, since: str, until: str, pages: Collection[str] | None = None
+    ) -> ContentChanges | NotCompared:
+        """The pages (only those in ``pages`` when given) whose content changed from
+        ``since`` to ``until``, read from the index; when either version is not indexed,
+        which ones are not and the commands that index them. Needs no embedding model."""
+        indexed = {release_key(version): version for version in self.indexed_versions()}
+        found = [indexed.get(release_key(version)) for version in (since, until)]
+        missing = tuple(v for v, f in zip((since, until), found, strict=True) if f is None)
+        if missing:
+            profile = "" if self.spec.name == DEFAULT_PROFILE else f" --profile {self.spec.name}"
+            commands = tuple(f"raggin-lsp index {version}{profile}" for version in missing)
+            return NotCompared(since, until, missing, commands)
+        old, new = (self.pages(version) for version in found if version is not None)
+        return content_changes(since, until, old, new, pages)
 
     async def ask(
         self,

@@ -6,11 +6,15 @@ lies after the older version (exclusive) and up to the newer one (inclusive) are
 changes between the two, so the older version's docs are never needed (they may not be
 fetchable at all: docs ship in the ``next`` package only from 16.2.0).
 
+When both versions are indexed, the answer also lists the pages and sections whose
+content changed (:mod:`raggin_lsp.content_changes`), which :func:`diff_json` takes ready.
+
 Pure: takes an :class:`ApiCatalog`, returns data. Used by ``raggin-lsp diff``, the
 ``raggin/diff`` request and ``raggin/ask`` (:mod:`raggin_lsp.changes_asked`).
 """
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -49,6 +53,12 @@ def matches(api: Api, name: str) -> bool:
     candidates |= {n.lower() for n in api.names}
     candidates |= {s.name.lower() for s in api.symbols}
     return wanted in candidates
+
+
+def api_pages(catalog: ApiCatalog, name: str) -> set[str]:
+    """The URL paths of the pages documenting the API ``name``, with their twins."""
+    found = [api for api in catalog.apis.values() if matches(api, name)]
+    return {api.url_path for api in found} | {api.twin for api in found if api.twin}
 
 
 def changes_between(
@@ -94,9 +104,15 @@ def changes_within(
 
 
 def diff_json(
-    catalog: ApiCatalog, since: str, until: str | None = None, api: str | None = None
+    catalog: ApiCatalog,
+    since: str,
+    until: str | None = None,
+    api: str | None = None,
+    content: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The answer of ``raggin/diff`` and ``raggin-lsp diff --json``."""
+    """The answer of ``raggin/diff``, the MCP ``diff`` tool and ``raggin-lsp diff --json``;
+    ``content`` is the JSON of the content comparison (``ContentChanges`` or
+    ``NotCompared``), added as ``content`` when given."""
     changes = changes_between(catalog, since, until, api)
     by_release: dict[str, list[str]] = {}
     for change in changes:
@@ -110,4 +126,5 @@ def diff_json(
         "source": f"Version History tables of the Next.js {catalog.version} docs",
         "changes": [asdict(change) for change in changes],
         "apisByMinor": {minor: sorted(set(names)) for minor, names in by_release.items()},
+        **({"content": dict(content)} if content is not None else {}),
     }

@@ -142,6 +142,10 @@ class IndexProgressBar:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from raggin_lsp.share import is_export_source
+
+    if args.from_path is not None and is_export_source(args.from_path):
+        return _import_export(args, args.from_path, version=args.version)
     assistant = assistant_from(args)
     bar = IndexProgressBar(quiet=args.quiet)
     try:
@@ -149,7 +153,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             report = assistant.index(
                 args.version,
                 workspace=Path.cwd(),
-                from_path=args.from_path,
+                from_path=Path(args.from_path) if args.from_path is not None else None,
                 progress=bar,
                 should_stop=stop,
             )
@@ -217,6 +221,14 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    """``raggin-lsp import FILE``: the same as ``index VERSION --from FILE``, version from it."""
+    return _import_export(args, args.file, version=None)
+
+
+def _import_export(args: argparse.Namespace, source: str, *, version: str | None) -> int:
+    """Import an export (a path or an http(s)/file:// URL): checked, then stored."""
+    from raggin_lsp.share import export_file, is_url
+
     assistant = assistant_from(args)
 
     def show(step: "IndexProgress") -> None:
@@ -224,14 +236,25 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"\rImporting {step.done}/{step.total}", end="", file=sys.stderr)
 
     try:
-        with StopFlag().installed() as stop:
-            report = assistant.index_store.import_file(args.file, progress=show, should_stop=stop)
+        with (
+            ProgressBar("Downloading the index export", quiet=args.quiet) as downloaded,
+            export_file(source, progress=downloaded) as file,
+            StopFlag().installed() as stop,
+        ):
+            report = assistant.index_store.import_file(
+                file,
+                progress=show,
+                should_stop=stop,
+                version=version,
+                name=source if is_url(source) else str(file),
+            )
     finally:
         assistant.close()
     note(args, "")
     print(
-        f"Imported Next.js {report.version}: {report.sections_total} sections "
-        f"({report.embedded} new, {report.reused} already stored) in {report.seconds:.1f} s"
+        f"Imported Next.js {report.version} ({args.profile}) from {source}: "
+        f"{report.sections_total} sections ({report.embedded} new, {report.reused} already "
+        f"stored), checksum verified, nothing embedded, in {report.seconds:.1f} s"
     )
     return EXIT_OK
 
@@ -363,7 +386,13 @@ def latest_indexed(assistant: "Assistant") -> str:
 def add_index_commands(subparsers: Any) -> None:
     index = subparsers.add_parser("index", help="embed and store a version's docs")
     index.add_argument("version", metavar="VERSION", help="e.g. 16.4.6, latest or ^16.2")
-    index.add_argument("--from", dest="from_path", type=Path, help="local docs folder or archive")
+    index.add_argument(
+        "--from",
+        dest="from_path",
+        metavar="PATH-OR-URL",
+        help="a local docs folder or archive, or a file made by `raggin-lsp export` (a path "
+        "or an http(s)/file:// URL): imported, checksum and profile checked, not embedded",
+    )
     add_store_arguments(index)
     index.set_defaults(handler=cmd_index)
 
@@ -383,8 +412,10 @@ def add_index_commands(subparsers: Any) -> None:
     add_store_arguments(export)
     export.set_defaults(handler=cmd_export)
 
-    load = subparsers.add_parser("import", help="load an exported version without embedding")
-    load.add_argument("file", metavar="FILE", type=Path)
+    load = subparsers.add_parser(
+        "import", help="load an exported version without embedding (= index VERSION --from FILE)"
+    )
+    load.add_argument("file", metavar="FILE-OR-URL", help="a path or an http(s)/file:// URL")
     add_store_arguments(load)
     load.set_defaults(handler=cmd_import)
 

@@ -206,14 +206,16 @@ def create_server(tools: DocsTools, *, version: str = "") -> RagginMCPServer:
         since: Annotated[str, Field(description="The older release, e.g. 16.2.0 (exclusive).")],
         version: Version = None,
         api: Annotated[
-            str | None, Field(description="Only this API's changes, e.g. prefetch.")
+            str | None, Field(description="Only this API's changes and page, e.g. prefetch.")
         ] = None,
         project_path: ProjectPath = None,
     ) -> dict[str, Any]:
         """What changed after `since` up to the project's version (or `version`), from the
         Version History tables of the newer version's docs: one row per change with the
-        API, its page url and the release, plus the APIs changed per minor release. Use it
-        for upgrade questions; the older version's docs are not needed."""
+        API, its page url and the release, plus the APIs changed per minor release. When
+        both versions are indexed, `content` lists the pages added, removed and changed
+        (with the changed section headings); otherwise it says what to index. Use it for
+        upgrade questions; the older version's docs are not needed for the rows."""
         with tool_errors("diff"):
             return await tools.diff(since, version, api, project_path)
 

@@ -370,8 +370,9 @@ class DocsTools:
         api: str | None = None,
         project_path: str | None = None,
     ) -> dict[str, Any]:
-        """The Version History rows after ``since`` up to the version (the newer one)."""
-        from raggin_lsp.changes import diff_json, release_key
+        """The Version History rows after ``since`` up to the version (the newer one),
+        and the pages whose content changed when both versions are indexed."""
+        from raggin_lsp.changes import api_pages, diff_json, release_key
 
         if release_key(since) is None:
             raise RagginError(f"since must be a release such as 16.2.0, got {since!r}.")
@@ -379,7 +380,10 @@ class DocsTools:
         assistant = await self.assistant()
         catalog = await asyncio.to_thread(assistant.api_catalog, chosen)
         wanted = _api_name(api) if api else None
-        return {**diff_json(catalog, since, chosen, wanted), "versionReason": reason}
+        pages = api_pages(catalog, wanted) if wanted else None
+        content = await asyncio.to_thread(assistant.content_changes, since, chosen, pages)
+        answer = diff_json(catalog, since, chosen, wanted, content.to_json())
+        return {**answer, "versionReason": reason}
 
     async def catalog_version(
         self, version: str | None, project_path: str | None

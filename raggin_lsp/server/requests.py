@@ -102,8 +102,9 @@ def _plain(value: Any) -> Any:
 
 async def diff(server: "RagginServer", request: DiffParams) -> dict[str, Any]:
     """The Version History rows between two versions, from the newer one's API catalog
-    (its docs only: neither the index nor the older version's docs are needed)."""
-    from raggin_lsp.changes import diff_json, release_key
+    (its docs only: the older version's docs are never needed), and the pages whose
+    content changed when both versions are indexed (no embedding model needed)."""
+    from raggin_lsp.changes import api_pages, diff_json, release_key
 
     target = targets.resolve(server, request.uri, version=request.until)
     until = targets.require_version(target)
@@ -114,4 +115,7 @@ async def diff(server: "RagginServer", request: DiffParams) -> dict[str, Any]:
     catalog = await server.catalogs.get(until, root)
     if catalog is None:
         raise RagginError(f"The docs of Next.js {until} cannot be read (see the log).")
-    return diff_json(catalog, request.since, until, request.api)
+    pages = api_pages(catalog, request.api) if request.api else None
+    assistant = await server.loader.opened()
+    content = await asyncio.to_thread(assistant.content_changes, request.since, until, pages)
+    return diff_json(catalog, request.since, until, request.api, content.to_json())

@@ -3,7 +3,9 @@
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import (
     CollectionStats,
+    ExportChecksumError,
     ExportFormatError,
+    ExportVersionError,
     IndexBusyError,
     IndexInterrupted,
     IndexProgress,
@@ -16,7 +18,9 @@ from raggin_lsp.store.settings import StoreSettings
 __all__ = [
     "CollectionStats",
     "DocsIndex",
+    "ExportChecksumError",
     "ExportFormatError",
+    "ExportVersionError",
     "IndexBusyError",
     "IndexInterrupted",
     "IndexProgress",

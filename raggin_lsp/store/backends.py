@@ -1,7 +1,8 @@
 """Where a profile's points and its list of versions live: embedded Edge or a server.
 
-:class:`DocsIndex` runs its jobs against two small views: a *read view* (search and
-listing) and a *write view* (points plus manifest entries), whichever backend holds them.
+:class:`DocsIndex` runs its jobs against two small views (:mod:`raggin_lsp.store.views`):
+a *read view* (search and listing) and a *write view* (points plus manifest entries),
+whichever backend holds them.
 
 * :class:`EmbeddedBackend`: Qdrant Edge shards in immutable generations
   (:mod:`raggin_lsp.store.embedded` explains the many-processes design); writers take the
@@ -15,12 +16,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from contextlib import contextmanager
 
 from raggin_lsp.embed.base import ProfileSpec
-from raggin_lsp.store.edge import EdgeCollection
 from raggin_lsp.store.embedded import (
     ProfileFolder,
     ReaderCopy,
@@ -34,37 +32,7 @@ from raggin_lsp.store.embedded import (
 from raggin_lsp.store.locking import writer_lock
 from raggin_lsp.store.model import IndexBusyError, VersionInfo
 from raggin_lsp.store.settings import StoreSettings
-
-if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
-    from raggin_lsp.store.server import ServerCollection
-
-Points: TypeAlias = "EdgeCollection | ServerCollection"
-
-
-@dataclass(frozen=True)
-class ReadView:
-    points: Points | None  # None: nothing stored yet
-    entries: list[VersionInfo]  # this profile's versions, complete or not
-
-
-class WriteView(Protocol):
-    points: Points
-
-    def entry(self, version: str) -> VersionInfo | None: ...
-    def put_entry(
-        self, version: str, *, complete: bool, sections: int, started_at: float
-    ) -> None: ...
-    def delete_entry(self, version: str) -> None: ...
-    def checkpoint(self) -> None: ...
-
-
-class Backend(Protocol):
-    def read(self) -> ReadView: ...
-    def all_entries(self) -> list[VersionInfo]: ...
-    def counts(self) -> dict[str, int]: ...
-    def writing(self) -> AbstractContextManager[WriteView]: ...
-    def close(self) -> None: ...
-
+from raggin_lsp.store.views import Points, ReadView, WriteView
 
 # ---------------------------------------------------------------------- embedded
 

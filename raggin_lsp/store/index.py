@@ -25,9 +25,10 @@ from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import transfer
-from raggin_lsp.store.backends import Backend, EmbeddedBackend, WriteView
+from raggin_lsp.store.backends import EmbeddedBackend
 from raggin_lsp.store.model import (
     CollectionStats,
+    ExportVersionError,
     IndexInterrupted,
     IndexProgress,
     IndexReport,
@@ -45,6 +46,7 @@ from raggin_lsp.store.schema import (
     version_key,
 )
 from raggin_lsp.store.settings import StoreSettings
+from raggin_lsp.store.views import Backend, WriteView
 
 if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
     from qdrant_client import QdrantClient
@@ -235,7 +237,11 @@ class DocsIndex:
                 yield from points.with_version(version, vectors=True)
 
     def export_version(self, version: str, file: Path) -> int:
-        """Write ``version``'s points (vectors and payload) to ``file``; returns their count."""
+        """Write ``version``'s points (vectors and payload) to ``file``; returns their count.
+
+        The file ends with the sha256 of its content (see :mod:`raggin_lsp.store.transfer`)
+        and appears under its name only once complete.
+        """
         self.require_version(version)
         with self._read_lock:
             points = self._backend.read().points
@@ -247,13 +253,15 @@ class DocsIndex:
                 version=version,
                 sections=total,
             )
-            written = 0
-            with transfer.open_for_writing(file) as handle:
-                transfer.write_line(handle, header.to_json())
+            writer = transfer.ExportWriter(file, header)
+            try:
                 for point in self.points_of(version):
-                    transfer.write_line(handle, transfer.encode_point(point))
-                    written += 1
-            return written
+                    writer.add(point)
+                writer.finish()
+            except BaseException:
+                writer.abandon()
+                raise
+            return writer.points
 
     # ----------------------------------------------------------------- writing
 
@@ -315,9 +323,24 @@ class DocsIndex:
         progress: ProgressSink | None = None,
         should_stop: StopCheck | None = None,
         batch_size: int = 256,
+        version: str | None = None,
+        name: str | None = None,
     ) -> IndexReport:
-        """Load an export made with the same profile and model; no model runs."""
-        header = transfer.read_header(file, self.spec)
+        """Load an export made with the same profile and model; no model runs.
+
+        Everything is checked before anything is written: the profile and model, the
+        Next.js ``version`` when given, and the file's sha256 checksum. ``name`` is how
+        messages call the file (the URL it was downloaded from).
+        """
+        shown = name or str(file)
+        header = transfer.read_header(file, self.spec, name=shown)
+        if version is not None and version != header.version:
+            raise ExportVersionError(
+                f"{shown} holds the Next.js {header.version} docs, not {version}: run "
+                f"`raggin-lsp index {header.version} --from {shown}`, or pick the export of "
+                f"{version}."
+            )
+        transfer.verify(file, header, name=shown)
         points = (transfer.decode_point(data) for data in transfer.read_points(file))
         return self.import_points(
             header.version,
@@ -326,7 +349,7 @@ class DocsIndex:
             progress=progress,
             should_stop=should_stop,
             batch_size=batch_size,
-            source=str(file),
+            source=shown,
         )
 
     def push_version(

@@ -25,6 +25,14 @@ class ExportFormatError(RagginError):
     """A file given to import is not a raggin index export (or is damaged)."""
 
 
+class ExportChecksumError(ExportFormatError):
+    """An export's content does not match the sha256 it carries (changed or truncated)."""
+
+
+class ExportVersionError(RagginError):
+    """An export holds another Next.js version than the one asked for."""
+
+
 @dataclass(frozen=True)
 class IndexProgress:
     version: str

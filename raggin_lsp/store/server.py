@@ -17,7 +17,6 @@ from qdrant_client import QdrantClient, models
 from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import ProfileSpec, SparseVector
 from raggin_lsp.store import manifest
-from raggin_lsp.store.backends import Points, ReadView, WriteView
 from raggin_lsp.store.model import VersionInfo
 from raggin_lsp.store.points import (
     RRF_K,
@@ -32,6 +31,7 @@ from raggin_lsp.store.points import (
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 from raggin_lsp.store.settings import StoreSettings
+from raggin_lsp.store.views import Points, ReadView, WriteView
 
 _PAGE = 256
 _SCROLL_PAGE = 512

@@ -27,6 +27,7 @@ LIGHT_ROWS = (
     "whole-version index time, Next.js 16.2.0 (extrapolated)",
     "sections re-embedded for 16.4.6 after 16.2.0",
     "warm search latency",
+    "import an exported version",
     "peak RSS, bench process",
 )
 LSP_ROWS = (

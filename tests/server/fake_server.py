@@ -20,6 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from raggin_lsp.assistant import AssistantConfig, IndexStage
+from raggin_lsp.content_changes import ContentChanges, NotCompared
 from raggin_lsp.corpus.apis import ApiCatalog, catalog_of_tree
 from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.corpus.urls import site_url
@@ -100,6 +101,16 @@ class FakeAssistant:
 
     def known_versions(self) -> list[str]:
         return list(RELEASES)
+
+    def content_changes(
+        self, since: str, until: str, pages: Sequence[str] | None = None
+    ) -> ContentChanges | NotCompared:
+        """No page changed between two indexed versions (the fake stores no pages)."""
+        missing = tuple(version for version in (since, until) if version not in self.indexed)
+        if missing:
+            commands = tuple(f"raggin-lsp index {version}" for version in missing)
+            return NotCompared(since, until, missing, commands)
+        return ContentChanges(since, until, (), 0)
 
     def index(
         self,

@@ -167,3 +167,7 @@ async def test_diff_reports_history_rows_of_the_documents_version(
         assert answer["changes"]
         keys = [release_key(change["version"]) for change in answer["changes"]]
         assert all(key is not None and (16, 1, 0) < key <= (16, 2, 0) for key in keys)
+        # Only 16.2.0 is indexed: the content comparison says what to index.
+        assert answer["content"]["compared"] is False
+        assert answer["content"]["missing"] == ["16.1.0"]
+        assert answer["content"]["commands"] == ["raggin-lsp index 16.1.0"]

@@ -4,6 +4,7 @@ index progress reported as 0-100."""
 
 import json
 import shutil
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 
 from raggin_lsp.assistant import IndexStage
+from raggin_lsp.content_changes import ContentChanges, NotCompared, PageChange
 from raggin_lsp.corpus.apis import Api, ApiCatalog, Deprecation, HistoryRow, Symbol
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.summary import page_summaries
@@ -32,6 +34,7 @@ class FakeAssistant:
 
     indexed: list[str] = field(default_factory=lambda: ["16.2.0"])
     searches: list[dict[str, Any]] = field(default_factory=list)
+    content_scopes: list[Collection[str] | None] = field(default_factory=list)
 
     def load(self) -> None:
         pass
@@ -53,6 +56,17 @@ class FakeAssistant:
 
     def api_catalog(self, version: str) -> ApiCatalog:
         return api_catalog(version)
+
+    def content_changes(
+        self, since: str, until: str, pages: Collection[str] | None = None
+    ) -> ContentChanges | NotCompared:
+        """One changed page when both versions are indexed, recording the scope asked."""
+        self.content_scopes.append(pages)
+        missing = tuple(version for version in (since, until) if version not in self.indexed)
+        if missing:
+            commands = tuple(f"raggin-lsp index {version}" for version in missing)
+            return NotCompared(since, until, missing, commands)
+        return ContentChanges(since, until, (PageChange(PROXY, "proxy.js", "changed", PROXY),), 3)
 
     def search(self, query: str, version: str, **options: Any) -> list[Any]:
         self.searches.append({"query": query, "version": version, **options})
@@ -276,3 +290,15 @@ async def test_diff_lists_the_history_rows_after_the_older_release(project: Path
     assert len((await tools.diff("15.0.0", api="middleware.ts"))["changes"]) == 0
     with pytest.raises(RagginError, match="since must be a release"):
         await tools.diff("yesterday")
+
+
+async def test_diff_compares_the_content_when_both_versions_are_indexed(project: Path) -> None:
+    assistant = FakeAssistant(indexed=["16.1.0", "16.2.0"])
+    tools = tools_for(assistant, project)
+    content = (await tools.diff("16.1.0", api="proxy"))["content"]
+    assert (content["compared"], content["pagesChanged"], content["pagesUnchanged"]) == (True, 1, 3)
+    assert content["pages"][0]["page"] == PROXY
+    assert assistant.content_scopes == [{PROXY}]  # the API's page only
+    missing = (await tools_for(FakeAssistant(), project).diff("15.5.0"))["content"]
+    assert (missing["compared"], missing["missing"]) == (False, ["15.5.0"])
+    assert "needs both 15.5.0 and 16.2.0 indexed" in missing["message"]

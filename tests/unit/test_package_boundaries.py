@@ -11,13 +11,39 @@ import pytest
 
 from raggin_lsp import package_version
 from raggin_lsp.cli import build_parser
-from tests.support.package_imports import boundary_violations, imported_modules
+from tests.support.package_imports import (
+    boundary_violations,
+    import_cycles,
+    import_graph,
+    imported_modules,
+)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "raggin_lsp"
 
 
 def test_the_package_imports_no_test_code_and_pygls_only_in_server() -> None:
     assert boundary_violations(PACKAGE) == []
+
+
+def test_no_module_imports_one_that_imports_it_back() -> None:
+    """Data flows one way: not even a lazy import inside a function closes a circle."""
+    assert import_cycles(import_graph(PACKAGE)) == []
+
+
+def test_a_circle_through_a_lazy_import_is_found(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg.b import thing\n")
+    (package / "b.py").write_text("def thing():\n    from pkg import c\n")
+    (package / "c.py").write_text("import pkg.a\n")
+    (package / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n"
+    )
+    graph = import_graph(package)
+    assert graph["pkg.b"] == {"pkg.c"}
+    assert graph["pkg.d"] == set()  # type-only imports never run
+    assert import_cycles(graph) == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,47 @@
+"""The two small views :class:`~raggin_lsp.store.index.DocsIndex` runs its jobs against,
+whichever backend holds the points: a *read view* (search and listing) and a *write view*
+(points plus manifest entries), and the :class:`Backend` that hands them out.
+
+They live apart from the backends so that both backends (embedded Edge in
+:mod:`.backends`, a Qdrant server in :mod:`.server`) can implement them without
+importing each other.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeAlias
+
+from raggin_lsp.store.model import VersionInfo
+
+if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
+    from raggin_lsp.store.edge import EdgeCollection
+    from raggin_lsp.store.server import ServerCollection
+
+Points: TypeAlias = "EdgeCollection | ServerCollection"
+
+
+@dataclass(frozen=True)
+class ReadView:
+    points: Points | None  # None: nothing stored yet
+    entries: list[VersionInfo]  # this profile's versions, complete or not
+
+
+class WriteView(Protocol):
+    points: Points
+
+    def entry(self, version: str) -> VersionInfo | None: ...
+    def put_entry(
+        self, version: str, *, complete: bool, sections: int, started_at: float
+    ) -> None: ...
+    def delete_entry(self, version: str) -> None: ...
+    def checkpoint(self) -> None: ...
+
+
+class Backend(Protocol):
+    def read(self) -> ReadView: ...
+    def all_entries(self) -> list[VersionInfo]: ...
+    def counts(self) -> dict[str, int]: ...
+    def writing(self) -> AbstractContextManager[WriteView]: ...
+    def close(self) -> None: ...
