@@ -28,6 +28,7 @@ from raggin_lsp.store.points import (
     StoredPoint,
     StoredVector,
     dense_list,
+    in_rank_order,
     prefetch_items,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
@@ -152,7 +153,7 @@ class EdgeCollection:
                 with_payload=True,
             )
         )
-        return [_hit(point) for point in points]
+        return in_rank_order([_hit(point) for point in points])
 
     def fuse(
         self,
@@ -191,7 +192,7 @@ class EdgeCollection:
                 with_payload=True,
             )
         )
-        return [_hit(point) for point in points]
+        return in_rank_order([_hit(point) for point in points])
 
 
 def version_filter(

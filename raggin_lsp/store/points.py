@@ -39,6 +39,13 @@ class StoredPoint:
     payload: Mapping[str, Any] = field(default_factory=dict)
 
 
+def in_rank_order(hits: list[Hit]) -> list[Hit]:
+    """Best first, equal scores by id. An App/Pages twin's sections carry the same text,
+    so they score exactly alike, and the engine returns such ties in an order that
+    changes between processes; ordering them by id makes every search reproducible."""
+    return sorted(hits, key=lambda hit: (-hit.score, hit.id))
+
+
 def prefetch_items(queries: Prefetches) -> list[tuple[str, QueryVector]]:
     return list(queries.items()) if isinstance(queries, Mapping) else list(queries)
 

@@ -27,6 +27,7 @@ from raggin_lsp.store.points import (
     StoredPoint,
     StoredVector,
     dense_list,
+    in_rank_order,
     prefetch_items,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
@@ -173,7 +174,7 @@ class ServerCollection:
             limit=limit,
             with_payload=True,
         ).points
-        return [_hit(point) for point in points]
+        return in_rank_order([_hit(point) for point in points])
 
     def fuse(
         self,
@@ -211,7 +212,7 @@ class ServerCollection:
             limit=limit,
             with_payload=True,
         ).points
-        return [_hit(point) for point in points]
+        return in_rank_order([_hit(point) for point in points])
 
 
 class _ServerWriteView:
