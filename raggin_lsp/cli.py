@@ -262,6 +262,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RagginError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # before Exception, which it is one of
+        # The reader (e.g. `| head`) went away: stop quietly, as other CLI tools do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_ERROR
     except Exception as error:
         message = _server_error_message(error)
         if message is None:
@@ -271,11 +276,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away: stop quietly, as other CLI tools do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -190,3 +193,27 @@ def test_progress_bar_only_on_a_terminal(quiet: bool, shown: bool) -> None:
         for done in (0, 512, 1024):
             progress(done, 1024)
     assert ("next@16.4.6" in terminal.getvalue()) is shown
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
+    """``raggin-lsp docs sections ... --json | head``: the pipe closes, the CLI stops quietly."""
+    page = "---\ntitle: Page {n}\n---\n\n" + "A paragraph about caching and routing. " * 40
+    folder = write_files(
+        tmp_path / "docs", {f"01-app/page-{n}.md": page.format(n=n) for n in range(300)}
+    )
+    env = {**os.environ, "RAGGIN_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "raggin_lsp", "docs", "sections", "16.4.6"]
+    with subprocess.Popen(
+        [*command, "--from", str(folder), "--json", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=tmp_path,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.read(100)  # what `head -c 100` reads, then it exits
+        process.stdout.close()
+        errors = process.stderr.read().decode()
+        assert process.wait(timeout=60) == 1
+    assert "Traceback" not in errors
