@@ -4,7 +4,6 @@ comment's question, and index the docs version when it is missing.
 They only build commands (run with ``workspace/executeCommand``), so they are instant.
 """
 
-import asyncio
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -160,11 +159,11 @@ async def code_actions(
 async def _catalog(server: "RagginServer", uri: str, text: str) -> "ApiCatalog | None":
     """The catalog of the document's version when the index is loaded and has it (a code
     action never waits for loading or indexing)."""
-    assistant = server.loader.ready_assistant()
-    version = targets.resolve(server, uri, text=text).version
-    if assistant is None or version is None or version not in server.loader.indexed:
+    target = targets.resolve(server, uri, text=text)
+    if server.loader.ready_assistant() is None or target.version not in server.loader.indexed:
         return None
-    return await asyncio.to_thread(assistant.api_catalog, version)
+    root = target.project.root if target.project is not None else None
+    return await server.catalogs.get(target.version, root)
 
 
 def _literal_support(server: "RagginServer") -> bool:

@@ -104,7 +104,10 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
         if server.settings.auto_index:
             server.loader.start_index(version)
         return _markdown(_notice(version, server.settings.auto_index))
-    catalog = await asyncio.to_thread(assistant.api_catalog, version)
+    root = target.project.root if target.project is not None else None
+    catalog = await server.catalogs.get(version, root)
+    if catalog is None:  # the docs cannot be read (logged once by the cache)
+        return None
     found = lookup.api_at(catalog, document.source, line, character, document.path, target.router)
     if found is None:
         return None

@@ -44,7 +44,7 @@ class RagginServer(LanguageServer):
         self.loader = Loader(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
-        self.catalogs = Catalogs()  # API catalogs, for diagnostics
+        self.catalogs = Catalogs()  # API catalogs: hovers, code actions, diagnostics, diff
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
         # False once the client asked to shut down: nothing more is sent after that.
         self.connected = True
