@@ -338,6 +338,7 @@ _EXPLAINED = (
     ("code", "code"),
     ("fused", "fused"),
     ("page", "page outline"),
+    ("cited", "cited by best sections"),
     ("api", "API routing"),
     ("hub", "hub"),
     ("router", "other router"),

@@ -56,3 +56,9 @@ def absolute_links(markdown: str, version: str, latest_major: int | None = None)
     return _SITE_LINK.sub(
         lambda match: f"]({site_url(match.group(1), version, latest_major)})", markdown
     )
+
+
+def linked_pages(markdown: str) -> list[str]:
+    """The docs pages a Markdown text links to, without anchors, in order, each once."""
+    pages = (match.group(1).split("#", 1)[0].rstrip("/") for match in _SITE_LINK.finditer(markdown))
+    return list(dict.fromkeys(page for page in pages if page))

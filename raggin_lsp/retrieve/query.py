@@ -64,18 +64,19 @@ _IDENTIFIER_PATTERNS = (
 )
 
 _APP_SIGNALS = re.compile(
-    r"app router|app dir(ectory)?|\bapp/|/app\b|server components?|server actions?|"
+    r"app router|app (dir(ectory)?|folder)|\bapp/|/app\b|server components?|server actions?|"
     r"['\"]use (client|server)['\"]|\buse (client|server)\b|layout\.(t|j)sx?|page\.(t|j)sx?|"
     r"route\.(t|j)s|generateMetadata|generateStaticParams|route handlers?|\brsc\b",
     re.IGNORECASE,
 )
 _PAGES_SIGNALS = re.compile(
-    r"pages router|pages dir(ectory)?|\bpages/|getServerSideProps|getStaticProps|"
+    r"pages router|pages (dir(ectory)?|folder)|\bpages/|getServerSideProps|getStaticProps|"
     r"getStaticPaths|getInitialProps|_app\.(t|j)sx?|_document\.(t|j)sx?|next/router\b|"
     r"pages/api|api routes?\b",
     re.IGNORECASE,
 )
-_STRONG_APP = re.compile(r"app router|app dir(ectory)?|\bapp/", re.IGNORECASE)
+_STRONG_APP = re.compile(r"app router|app (dir(ectory)?|folder)|\bapp/", re.IGNORECASE)
+_STRONG_PAGES = re.compile(r"pages router|pages (dir|folder)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def implied_router(text: str) -> str | None:
     do ``getServerSideProps`` "in the app dir"."""
     app = len(_APP_SIGNALS.findall(text))
     pages = len(_PAGES_SIGNALS.findall(text))
-    if app and _STRONG_APP.search(text) and not re.search(r"pages router|pages dir", text, re.I):
+    if app and _STRONG_APP.search(text) and not _STRONG_PAGES.search(text):
         return "app"
     if app > pages:
         return "app"

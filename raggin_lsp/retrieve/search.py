@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from raggin_lsp.corpus.urls import absolute_links, site_url
+from raggin_lsp.corpus.urls import absolute_links, linked_pages, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
 from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map
 from raggin_lsp.retrieve.fusion import DEFAULT_WEIGHTS, weighted_fusion
@@ -49,6 +49,8 @@ _SINGLE = ("sparse", "dense")
 _ADDED = "added"
 # Page outlines matched per question for the page-level signal.
 _OUTLINES = 20
+# Where the API reference pages live (what ``linked_reference`` lifts).
+_API_SEGMENT = "/api-reference/"
 
 
 def search(
@@ -109,13 +111,18 @@ def search(
         index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
     )
     outline = _outline_scores(index, fusion, main, version, routers, candidates, stages)
-    wanted = [*routed, *list(outline)[: weights.page_candidates]]
+    cited = _cited_references(hits, weights) if stages.linked_reference else {}
+    wanted = [
+        *routed,
+        *list(outline)[: weights.page_candidates],
+        *list(cited)[: weights.link_candidates],
+    ]
     if wanted:
         hits, scores = _with_routed_pages(
             index, hits, scores, main, wanted, version, routers, candidates
         )
     preferred = router or (analysis.router if stages.infer_router else None)
-    hits = _rescored(hits, scores, routed, outline, docs_map, preferred, stages, weights)
+    hits = _rescored(hits, scores, routed, outline, cited, docs_map, preferred, stages, weights)
     if stages.rerank and reranker is not None:
         hits = _reranked(hits, scores, analysis.text, reranker, version, weights)
 
@@ -228,6 +235,28 @@ def _outline_scores(
     return {str(hit.payload.get("url_path")): (hit.score - low) / span for hit in hits}
 
 
+def _cited_references(hits: Sequence[Hit], weights: StageWeights) -> dict[str, float]:
+    """API reference pages the best candidates link to, scored by the best one citing them.
+
+    Guides and getting-started pages explain a task and link each API they use to its
+    reference page, which is often the page a question about that task wants. A page's
+    vote is the normalised fused score (0..1) of the best of the ``weights.link_sources``
+    candidates linking to it; most-cited first.
+    """
+    fused = [hit.score for hit in hits]
+    if not fused:
+        return {}
+    top, floor = max(fused), min(fused)
+    span = top - floor if top > floor else 1.0
+    votes: dict[str, float] = {}
+    for hit in hits[: weights.link_sources]:
+        own = str(hit.payload.get("url_path"))
+        for page in linked_pages(str(hit.payload.get("text", ""))):
+            if page != own and _API_SEGMENT in page:
+                votes[page] = max(votes.get(page, 0.0), (hit.score - floor) / span)
+    return dict(sorted(votes.items(), key=lambda item: -item[1]))
+
+
 def _with_routed_pages(
     index: DocsIndex,
     hits: list[Hit],
@@ -258,6 +287,7 @@ def _rescored(
     scores: dict[str, dict[str, float]],
     routed: Sequence[str],
     outline: Mapping[str, float],
+    cited: Mapping[str, float],
     docs_map: DocsMap | None,
     preferred: str | None,
     stages: Stages,
@@ -265,7 +295,8 @@ def _rescored(
 ) -> list[Hit]:
     """Page-level signals on fused scores normalised to the best hit (recorded in scores)."""
     allowed = allowed_routers(preferred) if preferred else None
-    if not hits or not (routed or outline or allowed or (stages.hub_demotion and docs_map)):
+    signals = routed or outline or cited or allowed or (stages.hub_demotion and docs_map)
+    if not hits or not signals:
         return list(hits)  # nothing to re-score: the fused order and scores stand
     fused = [hit.score for hit in hits if _ADDED not in scores.get(hit.id, {})] or [0.0]
     top, floor = max(fused), min(fused)
@@ -283,6 +314,9 @@ def _rescored(
         if page in outline:
             value += weights.page_weight * outline[page]
             own["page"] = weights.page_weight * outline[page]
+        if page in cited:
+            value += weights.link_weight * cited[page]
+            own["cited"] = weights.link_weight * cited[page]
         if stages.hub_demotion and docs_map is not None:
             hub = docs_map.hubness.get(page, 0.0)
             value *= 1.0 - weights.hub_penalty * hub

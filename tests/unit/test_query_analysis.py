@@ -69,6 +69,8 @@ def test_api_names_are_found(text: str, expected: list[str]) -> None:
         pytest.param("how do I use getServerSideProps in the app dir", "app", id="gssp-in-app"),
         pytest.param("'use client' component cannot read cookies", "app", id="use-client"),
         pytest.param("pages/_app.tsx loads user data slowly", "pages", id="pages-app"),
+        pytest.param("create a GET api endpoint in the app folder", "app", id="app-folder"),
+        pytest.param("an api route in the pages folder", "pages", id="pages-folder"),
         pytest.param("how to deploy to a VPS", None, id="no-signal"),
     ],
 )

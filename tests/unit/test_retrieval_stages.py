@@ -64,6 +64,12 @@ def _docs() -> list[Section]:
             "redirect users without a session",
         ),
         _doc("guides/caching", "Caching", "revalidate data in the pages router", router="pages"),
+        _doc(
+            "guides/forms",
+            "Forms",
+            "submit a form to a server action, save the entry, then refresh the list with "
+            "[revalidatePath](/docs/app/api-reference/functions/revalidatePath#usage)",
+        ),
     ]
 
 
@@ -104,6 +110,20 @@ def test_an_old_name_routes_to_the_page_that_replaced_it(index: DocsIndex) -> No
     assert _pages(index, question, ALL_STAGES)[0] == "app/api-reference/file-conventions/proxy"
     off = ALL_STAGES.with_stage("old_names", False).with_stage("api_routing", False)
     assert _pages(index, question, off)[0] != "app/api-reference/file-conventions/proxy"
+
+
+def test_the_reference_page_a_matching_guide_links_to_is_lifted(index: DocsIndex) -> None:
+    question = "submit a form to a server action and save the entry"
+    page = "app/api-reference/functions/revalidatePath"
+    off = ALL_STAGES.with_stage("linked_reference", False)
+    without = _pages(index, question, off)
+    with_it = _pages(index, question, ALL_STAGES)
+    assert "app/guides/forms" in with_it
+    assert page in with_it
+    assert with_it.index(page) < (without.index(page) if page in without else len(without))
+    results = search(index, HashingTestEmbedder(), question, VERSION, top_k=5, stages=ALL_STAGES)
+    cited = next(r for r in results if r.url_path.endswith("functions/revalidatePath"))
+    assert cited.scores["cited"] > 0
 
 
 def test_the_page_that_mentions_every_api_is_demoted(index: DocsIndex) -> None:

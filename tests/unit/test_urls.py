@@ -2,7 +2,7 @@
 
 import pytest
 
-from raggin_lsp.corpus.urls import absolute_links, site_url
+from raggin_lsp.corpus.urls import absolute_links, linked_pages, site_url
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,16 @@ def test_absolute_links_rewrites_site_paths_only() -> None:
     assert "[caching](https://nextjs.org/docs/15/app/getting-started/caching#data)" in result
     assert "[MDN](https://developer.mozilla.org/)" in result
     assert "](/docs/" not in result
+
+
+def test_linked_pages_are_the_docs_pages_a_text_links_to_once_without_anchors() -> None:
+    text = (
+        "Use [revalidatePath](/docs/app/api-reference/functions/revalidatePath#usage), "
+        "see [caching](/docs/app/getting-started/caching/) and again "
+        "[revalidatePath](/docs/app/api-reference/functions/revalidatePath); "
+        "[React](https://react.dev/reference) is not a docs page."
+    )
+    assert linked_pages(text) == [
+        "/docs/app/api-reference/functions/revalidatePath",
+        "/docs/app/getting-started/caching",
+    ]
