@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export RAGGIN_CACHE_DIR ?= $(HOME)/.cache/raggin
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-fast lint wheel-check bench eval versions-snapshot clean
+.PHONY: help install demo test test-fast fuzz lint wheel-check bench eval versions-snapshot clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -28,6 +28,12 @@ test: $(STAMP) ## Run the whole test suite (unit, integration on real docs, end-
 
 test-fast: $(STAMP) ## Unit tests only (no network, no whole-version embedding)
 	$(BIN)/python -m pytest -ra -m "not network and not slow"
+
+# make test runs the wire fuzzer with 60 examples (~20 s); this runs many more.
+FUZZ_EXAMPLES ?= 2000
+
+fuzz: $(STAMP) ## Long run of the JSON-RPC fuzzer against the real server (FUZZ_EXAMPLES=2000)
+	RAGGIN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -ra tests/e2e/test_fuzz_wire.py
 
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check raggin_lsp bench tests

@@ -22,6 +22,26 @@ PROFILES = ("bge-m3", "light")
 DEFAULT_PROFILE = PROFILES[0]  # the same default as raggin_lsp.embed.catalog
 
 
+@contextmanager
+def disk_full_hint() -> Iterator[None]:
+    """A write job that ran out of disk also names the docs download cache, which can go."""
+    from raggin_lsp.paths import docs_cache_dir
+    from raggin_lsp.store.model import IndexWriteError
+
+    try:
+        yield
+    except IndexWriteError as error:
+        docs = docs_cache_dir()
+        if not error.disk_full or not docs.is_dir():
+            raise
+        size = sum(f.stat().st_size for f in docs.rglob("*") if f.is_file())
+        raise IndexWriteError(
+            f"{error} The downloaded Next.js docs in {docs} ({size / 2**20:,.0f} MB) can be "
+            "deleted too: they are downloaded again when a version is indexed.",
+            disk_full=True,
+        ) from None
+
+
 def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every command that opens the index shares."""
     parser.add_argument(
@@ -149,7 +169,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     assistant = assistant_from(args)
     bar = IndexProgressBar(quiet=args.quiet)
     try:
-        with StopFlag().installed() as stop:
+        with disk_full_hint(), StopFlag().installed() as stop:
             report = assistant.index(
                 args.version,
                 workspace=Path.cwd(),
@@ -237,6 +257,7 @@ def _import_export(args: argparse.Namespace, source: str, *, version: str | None
 
     try:
         with (
+            disk_full_hint(),
             ProgressBar("Downloading the index export", quiet=args.quiet) as downloaded,
             export_file(source, progress=downloaded) as file,
             StopFlag().installed() as stop,

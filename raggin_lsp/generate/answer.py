@@ -4,23 +4,24 @@ Decisions:
 - No sources (the search found nothing): the model is not asked. Without sources it
   could only answer from memory, possibly for another Next.js version, which is what
   this tool exists to avoid. The answer says nothing matched in that version's docs.
-- Ollama unreachable, model missing, or failing before the first fragment: the call
-  still succeeds with :func:`extractive_answer` and a ``notice`` saying how to fix it.
-- The stream breaks after some fragments: the partial answer is kept and the
-  ``notice`` says it was cut off.
-- Whenever no model output is streamed, ``on_chunk`` receives the whole fallback text
-  once, so streaming clients show it too; ``generated`` is always exactly what
-  ``on_chunk`` received.
+- Whatever goes wrong with Ollama (not running, model missing, no first fragment within
+  ``first_token_timeout``, the stream breaking or unreadable), the call still succeeds:
+  ``on_chunk`` receives a note saying what happened and how to fix it, then
+  :func:`extractive_answer` (the best sections quoted, with ``[n]`` citations). Model
+  text streamed before a failure is kept, and the note and the quotes follow it.
+- ``generated`` is always exactly what ``on_chunk`` received, notes included; ``notice``
+  holds the note's text alone, for clients that show it apart.
 - Cancelling the awaiting task closes the Ollama stream and re-raises
   :class:`asyncio.CancelledError`.
 """
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
 from contextlib import aclosing
 
-from raggin_lsp.generate.citations import citations_in, render_answer
+from raggin_lsp.generate.citations import citations_in, note, render_answer
 from raggin_lsp.generate.extractive import extractive_answer, no_results_answer
 from raggin_lsp.generate.model import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.generate.ollama_api import (
@@ -44,7 +45,18 @@ def _fallback_notice(error: OllamaError) -> str:
 
 
 def _cut_off_notice(error: OllamaError) -> str:
-    return f"The answer was cut off: {error}. Ask again to get a complete answer."
+    return (
+        f"The answer was cut off: {error}. The docs' own words follow; "
+        "ask again to get a complete answer."
+    )
+
+
+def _slow_notice(settings: GenerationSettings) -> str:
+    return (
+        f"Ollama sent no answer within {settings.first_token_timeout:g} s, so this answer "
+        f"quotes the docs instead. The model `{settings.model}` may still be loading or be "
+        "too large for this machine: ask again in a minute, or choose a smaller model."
+    )
 
 
 async def answer_question(
@@ -61,69 +73,72 @@ async def answer_question(
     settings = settings or GenerationSettings()
     emit: Emit = on_chunk or (lambda _chunk: None)
     started = time.monotonic()
+    chunks: list[str] = []
 
-    def without_model(generated: str, notice: str | None) -> Answer:
-        emit(generated)
+    def send(chunk: str) -> None:
+        chunks.append(chunk)
+        emit(chunk)
+
+    def finish(notice: str | None, *, used_llm: bool, timings: dict[str, float]) -> Answer:
+        generated = "".join(chunks)
+        citations = citations_in(generated, results) if results else []
+        timings["total_s"] = time.monotonic() - started
         return Answer(
-            text=render_answer(generated, citations_in(generated, results), version, notice),
+            text=render_answer(generated, citations, version),
             generated=generated,
-            citations=citations_in(generated, results) if results else [],
-            model=None,
+            citations=citations,
+            model=settings.model if used_llm else None,
             version=version,
-            used_llm=False,
+            used_llm=used_llm,
             notice=notice,
-            timings={"total_s": time.monotonic() - started},
+            timings=timings,
         )
 
     if not results:
-        return without_model(no_results_answer(question, version), None)
+        send(no_results_answer(question, version))
+        return finish(None, used_llm=False, timings={})
 
     messages = build_messages(
         question, results, version=version, settings=settings, context=context, history=history
     )
-    chunks: list[str] = []
     timings: dict[str, float] = {}
-    notice: str | None = None
+    failure: str | None = None
+    length_notice: str | None = None
     try:
         stream = stream_chat(
             host=settings.host, model=settings.model, messages=messages, options=settings.options
         )
-        # aclosing: even if on_chunk raises, the HTTP stream is closed at once, not at GC.
-        async with aclosing(stream):
+        # aclosing: even if on_chunk raises or the deadline passes, the HTTP stream is
+        # closed at once, not at GC.
+        async with aclosing(stream), asyncio.timeout(settings.first_token_timeout) as deadline:
             async for piece in stream:
                 if piece.content:
                     if not chunks:
+                        deadline.reschedule(None)
                         timings["first_token_s"] = time.monotonic() - started
-                    chunks.append(piece.content)
-                    emit(piece.content)
+                    send(piece.content)
                 if piece.done:
                     timings.update(piece.stats)
                     if piece.done_reason == "length":
-                        notice = (
+                        length_notice = (
                             "The answer was cut off at the length limit (`num_predict`); "
                             "raise it in the generation options for longer answers."
                         )
+    except TimeoutError:
+        logger.info("No answer from Ollama within %s s", settings.first_token_timeout)
+        failure = _slow_notice(settings)
     except OllamaError as error:
-        if not chunks:
-            logger.info("Answering without a model: %s", error)
-            return without_model(
-                extractive_answer(question, results, version), _fallback_notice(error)
-            )
-        notice = _cut_off_notice(error)
+        logger.info("Ollama could not answer: %s", error)
+        failure = _cut_off_notice(error) if chunks else _fallback_notice(error)
 
-    generated = "".join(chunks)
-    if not generated.strip():
-        notice = "The model returned an empty answer, so this answer quotes the docs instead."
-        return without_model(extractive_answer(question, results, version), notice)
-    citations = citations_in(generated, results)
-    timings["total_s"] = time.monotonic() - started
-    return Answer(
-        text=render_answer(generated, citations, version, notice),
-        generated=generated,
-        citations=citations,
-        model=settings.model,
-        version=version,
-        used_llm=True,
-        notice=notice,
-        timings=timings,
-    )
+    used_llm = bool("".join(chunks).strip())
+    if failure is None and not used_llm:
+        failure = "The model returned an empty answer, so this answer quotes the docs instead."
+    if failure is not None:
+        lead = "\n\n" if used_llm else ""
+        send(f"{lead}{note(failure)}\n\n")
+        send(extractive_answer(question, results, version))
+        return finish(failure, used_llm=used_llm, timings=timings)
+    if length_notice is not None:
+        send(f"\n\n{note(length_notice)}\n")
+    return finish(length_notice, used_llm=True, timings=timings)

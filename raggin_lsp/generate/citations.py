@@ -67,13 +67,18 @@ def grounding_line(version: str) -> str:
     return f"_Grounded in the Next.js {version} docs._"
 
 
+def note(notice: str) -> str:
+    """A notice as the Markdown note shown in answers."""
+    return f"> **Note:** {notice}"
+
+
 def render_answer(
     generated: str, citations: Sequence[Citation], version: str, notice: str | None = None
 ) -> str:
     """The Markdown shown to the user: text, notice, docs version, then the sources."""
     parts = [generated.rstrip()] if generated.strip() else []
     if notice:
-        parts.append(f"> **Note:** {notice}")
+        parts.append(note(notice))
     parts.append(grounding_line(version))
     if citations:
         lines = [f"- [{c.n}] {markdown_link(c.title, c.url)}" for c in citations]

@@ -5,6 +5,9 @@ from typing import Any
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "qwen2.5-coder:7b"
+# A model already in memory answers within a second or two and a 7B model loads from an
+# SSD in a few seconds; 30 s without a word means Ollama is stuck or far too slow here.
+FIRST_TOKEN_TIMEOUT_S = 30.0
 
 
 def _default_options() -> dict[str, Any]:
@@ -52,6 +55,8 @@ class GenerationSettings:
     ``context_tokens`` caps the attached files and selection (estimated tokens, see
     :func:`raggin_lsp.generate.budget.estimate_tokens`); when ``options`` carries a
     ``num_ctx`` the cap shrinks further so the sources, history and answer still fit.
+    ``first_token_timeout`` is how many seconds Ollama may take before the first fragment
+    of its answer; past it the stream is closed and the docs are quoted instead.
     """
 
     host: str = DEFAULT_HOST
@@ -59,15 +64,17 @@ class GenerationSettings:
     options: dict[str, Any] = field(default_factory=_default_options)
     history_turns: int = 3
     context_tokens: int = 2000
+    first_token_timeout: float = FIRST_TOKEN_TIMEOUT_S
 
 
 @dataclass(frozen=True)
 class Answer:
     """A finished answer.
 
-    ``text`` is the Markdown to show: the generated text, an optional notice, the docs
-    version it is grounded in and the list of sources. ``generated`` is exactly the
-    concatenation of the chunks passed to ``on_chunk``.
+    ``text`` is the Markdown to show: the generated text, the docs version it is grounded
+    in and the list of sources. ``generated`` is exactly the concatenation of the chunks
+    passed to ``on_chunk``: the model's words, and when something went wrong the
+    ``notice`` as a Markdown note followed by the quoted docs.
     """
 
     text: str

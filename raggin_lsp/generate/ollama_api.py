@@ -131,8 +131,9 @@ async def stream_chat(
         except (httpx.HTTPError, OSError) as error:
             logger.warning("Ollama stream from %s failed: %r", host, error)
             raise OllamaStreamError("the connection to Ollama broke") from None
-        except (ValueError, ollama.RequestError) as error:
-            # Malformed lines: json and pydantic errors are ValueErrors.
+        except (ValueError, AttributeError, ollama.RequestError) as error:
+            # Malformed lines: json and pydantic errors are ValueErrors; a line that is
+            # JSON but not an object fails in the client's ``part.get("error")``.
             logger.warning("Unreadable Ollama stream from %s: %r", host, error)
             raise OllamaStreamError("Ollama sent a reply that could not be read") from None
     raise OllamaStreamError("Ollama closed the stream before the answer was complete")

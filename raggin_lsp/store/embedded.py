@@ -384,16 +384,27 @@ def _is_disk_full(error: BaseException) -> bool:
     return "no space left" in text or "disk quota" in text
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.0f} MB"
+
+
 def _write_error(folder: ProfileFolder, error: BaseException) -> IndexWriteError:
-    reason = (
-        f"the disk is full ({error})"
-        if _is_disk_full(error)
-        else f"a file could not be written ({error})"
-    )
+    if not _is_disk_full(error):
+        return IndexWriteError(
+            f"Writing the index in {folder.root} failed: a file could not be written "
+            f"({error}). Every version that was complete before is unharmed and still "
+            "searchable; what this job stored is kept. Run the same command again to "
+            "finish it."
+        )
+    free = shutil.disk_usage(folder.root).free if folder.root.exists() else 0
     return IndexWriteError(
-        f"Writing the index in {folder.root} failed: {reason}. Every version that was "
-        "complete before is unharmed and still searchable; what this job stored is kept. "
-        "Free some space and run the same command again to finish it."
+        f"Writing the index in {folder.root} failed: the disk is full ({error}). "
+        f"The index folder takes {_megabytes(_disk_bytes(folder.root))} and "
+        f"{_megabytes(free)} are free on its disk. Every version that was complete "
+        "before is unharmed and still searchable; what this job stored is kept. Free some "
+        "space on that disk (or put the index elsewhere with `--qdrant-path` or the "
+        "`qdrantPath` setting) and run the same command again to finish it.",
+        disk_full=True,
     )
 
 

@@ -79,4 +79,12 @@ class IndexDamagedError(RagginError):
 
 
 class IndexWriteError(RagginError):
-    """A write job failed (for example the disk is full); complete versions are unharmed."""
+    """A write job failed (for example the disk is full); complete versions are unharmed.
+
+    ``disk_full`` tells callers that freeing space is the fix, so they can point at what
+    else of theirs takes room (the CLI names the docs download cache).
+    """
+
+    def __init__(self, message: str, *, disk_full: bool = False) -> None:
+        super().__init__(message)
+        self.disk_full = disk_full

@@ -7,13 +7,15 @@ at random positions (negative, beyond the page, beyond 2**31), notifications wit
 params, cancellations of requests still in flight, and bodies that are not a message
 object at all. Then:
 
-- every request id is answered exactly once;
+- every request id is answered exactly once, and every error carries a JSON-RPC code
+  that names the client's mistake or the request's fate (never -32603, internal error);
 - every body that is not a message is answered exactly once, with ``"id": null``;
 - notifications are not answered;
 - the process is alive, and ``raggin/versions`` right after answers correctly.
 
 One server serves the whole test. The run is bounded and repeatable: a fixed number of
-examples, derandomized (the same examples every run), no example database written.
+examples (``RAGGIN_FUZZ_EXAMPLES``, 60 by default; ``make fuzz`` runs many more),
+derandomized (the same examples every run), no example database written.
 Left out on purpose: ``initialize`` and ``shutdown`` (they end the session being
 fuzzed), the ``exit`` notification (it ends the process), and ``raggin/index`` and the
 ``raggin.index`` command (without a version they index the newest Next.js release).
@@ -22,6 +24,7 @@ fuzzed), the ``exit`` notification (it ends the process), and ``raggin/index`` a
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,11 +39,23 @@ from tests.support.jsonrpc_wire import Id, WireClient
 
 pytestmark = [pytest.mark.slow]
 
-EXAMPLES = 60
+EXAMPLES = int(os.environ.get("RAGGIN_FUZZ_EXAMPLES", "60"))
 BATCH = 40
 ANSWERS_WITHIN = 20.0  # seconds for a whole batch; it takes well under one
 PAGE = "page://the-open-page"  # replaced by the opened page's URI when sent
 OMITTED = "<omitted>"
+# Parse error, invalid request, method not found, invalid params, cancelled, request failed.
+EXPECTED_ERRORS = {-32700, -32600, -32601, -32602, -32800, -32803}
+ODD_TEXT = [
+    "\ud800 lone high surrogate",
+    "lone low \udfff",
+    "\u202eevitcA revreS\u202c",  # right-to-left override
+    "עברית: מה זה revalidatePath?",
+    "zero\u200bwidth\u200d\ufeffjoin",
+    "👩‍👩‍👧‍👦 emoji 🚀 and flags 🇫🇷",
+    "e\u0301\u0308\u20dd combining",
+    "\x00 nul and \x1b[31m escapes",
+]
 
 _SESSION_ENDERS = {types.INITIALIZE, types.SHUTDOWN, types.EXIT}
 _LSP_REQUESTS = sorted(
@@ -74,6 +89,7 @@ class Fuzzed:
     params: Any = OMITTED
     id_kind: Literal["int", "str"] = "int"
     raw: bytes = b""
+    cancel_at_once: bool = False  # send $/cancelRequest for it right after it
 
 
 json_values = st.recursive(
@@ -156,6 +172,24 @@ notifications = st.builds(
     method=st.sampled_from([*_LSP_NOTIFICATIONS, "raggin/nothing"]),
     params=params,
 )
+questions = st.one_of(
+    st.sampled_from(ODD_TEXT),
+    st.lists(st.sampled_from(ODD_TEXT), min_size=1, max_size=4).map(" ".join),
+    st.sampled_from(ODD_TEXT).map(lambda text: (text + " ") * (2**20 // (len(text) + 1))),
+)
+odd_questions = st.builds(
+    lambda method, question, id_kind, cancel_at_once: Fuzzed(
+        "request",
+        method,
+        {"question": question} if method == "raggin/ask" else {"query": question},
+        id_kind,
+        cancel_at_once=cancel_at_once,
+    ),
+    st.sampled_from(["raggin/ask", "raggin/search"]),
+    questions,
+    id_kinds,
+    st.booleans(),
+)
 cancels = st.just(Fuzzed("cancel", types.CANCEL_REQUEST))
 garbage = st.builds(
     lambda raw: Fuzzed("garbage", raw=raw),
@@ -163,7 +197,7 @@ garbage = st.builds(
     | st.sampled_from([b"[]", b"[1, 2]", b"null", b'"text"', b"{", b"\xff\xfe{"]),
 )
 messages = st.one_of(
-    random_requests, hovers, code_actions, commands, notifications, cancels, garbage
+    random_requests, hovers, code_actions, commands, notifications, cancels, garbage, odd_questions
 )
 
 
@@ -195,6 +229,8 @@ def send(client: WireClient, page_uri: str, batch: list[Fuzzed]) -> Sent:
             body["id"] = number if message.id_kind == "int" else f"fuzz-{number}"
             sent.request_ids.append(body["id"])
         client.send(body)
+        if message.cancel_at_once:
+            client.notify(types.CANCEL_REQUEST, {"id": body["id"]})
     return sent
 
 
@@ -229,3 +265,11 @@ async def test_every_request_is_answered_once_and_the_server_lives_on(
     assert len(client.responses.get(None, [])) - null_before == sent.unreadable
     unexpected = set(client.responses) - {None} - set(client.request_ids)
     assert not unexpected, f"answers to ids never sent: {unexpected}"
+    errors = [
+        response["error"]
+        for i in sent.request_ids
+        for response in client.responses[i]
+        if "error" in response
+    ]
+    odd = [e for e in errors if e.get("code") not in EXPECTED_ERRORS]
+    assert not odd, f"unexpected error codes: {odd}"

@@ -232,6 +232,24 @@ async def test_cancelling_mid_stream_closes_the_ollama_stream(
             assert await session.request("raggin/search", {"query": "revalidatePath"})
 
 
+async def test_cancelling_while_the_model_loads_closes_the_ollama_stream(
+    tmp_path: Path, project: Path, index_dir: Path
+) -> None:
+    with FakeOllama(FakeScript(first_token_delay=60)) as fake:
+        async with serve(tmp_path, project, index_dir, fake.host) as session:
+            pending = asyncio.ensure_future(
+                session.request("raggin/ask", {"question": "Explain caching"}, "ask-slow")
+            )
+            await session.wait_for(lambda: bool(fake.chat_requests), 60)
+            session.client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="ask-slow"))
+            with pytest.raises(JsonRpcException) as raised:
+                await asyncio.wait_for(pending, 10)
+            assert raised.value.code == types.LSPErrorCodes.RequestCancelled
+            assert await asyncio.to_thread(fake.client_disconnected.wait, 2)
+            assert fake.completed_chats == 0
+            assert await session.request("raggin/search", {"query": "revalidatePath"})
+
+
 async def test_ollama_down_still_answers_from_the_docs_and_says_why(
     tmp_path: Path, project: Path, index_dir: Path
 ) -> None:
@@ -243,23 +261,59 @@ async def test_ollama_down_still_answers_from_the_docs_and_says_why(
     assert result["citations"]
 
 
-async def test_a_missing_model_is_named_with_how_to_get_it(
-    tmp_path: Path, project: Path, index_dir: Path, fake_ollama: FakeOllama
+@pytest.mark.parametrize(
+    ("script", "model", "says", "model_text"),
+    [
+        pytest.param(
+            FakeScript(reply=[f"w{i} " for i in range(20)], drop_after=5),
+            "qwen2.5-coder:7b",
+            "cut off",
+            "w0 w1 w2 w3 w4 ",
+            id="stream-dropped",
+        ),
+        pytest.param(FakeScript(reply="echo"), "nope:1b", "`ollama pull nope:1b`", "", id="404"),
+    ],
+)
+async def test_a_failing_ollama_streams_why_then_the_docs(
+    tmp_path: Path,
+    project: Path,
+    index_dir: Path,
+    script: FakeScript,
+    model: str,
+    says: str,
+    model_text: str,
 ) -> None:
-    async with serve(tmp_path, project, index_dir, fake_ollama.host) as session:
-        models = await session.request("raggin/models", None)
-        assert models["models"] == ["qwen2.5-coder:7b"]
-        try:
-            result = await session.request(
-                "raggin/ask", {"question": "What is ISR?", "model": "nope:1b"}
+    with FakeOllama(script) as fake:
+        async with serve(tmp_path, project, index_dir, fake.host) as session:
+            models = await session.request("raggin/models", None)
+            assert models["models"] == ["qwen2.5-coder:7b"]
+            session.client.progress_reports["f"] = []
+            result = await asyncio.wait_for(
+                session.request(
+                    "raggin/ask",
+                    {
+                        "question": "How does revalidatePath work?",
+                        "model": model,
+                        "workDoneToken": "f",
+                    },
+                ),
+                60,
             )
-        except JsonRpcException as error:
-            explanation = error.message
-        else:
-            assert result["usedLlm"] is False
-            explanation = result["notice"]
-    assert "nope:1b" in explanation
-    assert "ollama pull" in explanation
+            assert await session.request("raggin/search", {"query": "revalidatePath"})
+    reports = session.client.progress_reports["f"]
+    streamed = "".join(
+        r.message or "" for r in reports if isinstance(r, types.WorkDoneProgressReport)
+    )
+    assert streamed == result["generated"]
+    assert says in result["notice"]
+    note = f"> **Note:** {result['notice']}"
+    assert streamed.startswith(model_text + ("\n\n" if model_text else "") + note)
+    assert streamed.index(note) < streamed.index("**[1] [")  # then the docs, quoted
+    assert result["usedLlm"] is bool(model_text)
+    assert result["citations"]
+    assert all(c["url"].startswith(f"{SITE}/") for c in result["citations"])
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == result["notice"]
 
 
 @pytest.mark.parametrize(

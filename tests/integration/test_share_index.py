@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from raggin_lsp import paths
 from tests.conftest import RAGGIN
+from tests.support.small_disk import small_disk
 
 pytestmark = [pytest.mark.slow]
 
@@ -116,3 +118,38 @@ def test_a_real_index_travels_by_url_and_bad_files_are_refused(
     assert "nothing was imported" in damaged.stderr
     after = _cli("stats", "--json", *light)
     assert json.loads(after.stdout) == json.loads(stats.stdout)
+
+
+def test_a_full_disk_during_an_import_says_what_to_free_and_exits_non_zero(
+    writable_light_index: Path, tmp_path: Path
+) -> None:
+    export = tmp_path / "next-16.2.0-light.raggin.gz"
+    made = _cli(
+        "export",
+        "16.2.0",
+        str(export),
+        "--profile",
+        "light",
+        "--qdrant-path",
+        str(writable_light_index),
+    )
+    assert made.returncode == 0, made.stderr
+    # The whole import takes ~85 MB; writers stop while less than 64 MB is free.
+    with small_disk(tmp_path / "disk", 120) as disk:
+        index = disk / "index"
+        light = ["--profile", "light", "--qdrant-path", str(index)]
+        imported = _cli("index", "16.2.0", "--from", str(export), "-q", *light)
+        stats = _cli("stats", "--json", *light)
+
+    assert imported.returncode == 1
+    assert "Traceback" not in imported.stderr
+    message = imported.stderr
+    assert "the disk is full" in message
+    assert str(index) in message
+    assert "MB are free" in message
+    if paths.docs_cache_dir().is_dir():  # the tests' download cache
+        assert f"downloaded Next.js docs in {paths.docs_cache_dir()}" in message
+    assert stats.returncode == 0, stats.stderr
+    (mine,) = [s for s in json.loads(stats.stdout) if s["incomplete"]]
+    assert mine["incomplete"] == ["16.2.0"]
+    assert mine["versions"] == {}

@@ -25,9 +25,15 @@ Wire format (as Ollama 0.12 sends it, and as ``ollama`` 0.6.3 parses it):
   With ``"stream": false`` one JSON object holding the whole message.
 - An unknown model: 404 ``{"error": "model \\"x\\" not found, try pulling it first"}``.
 
-``error_after`` sends Ollama's in-stream ``{"error": ...}`` line instead of the next
-token. ``drop_after`` closes the socket after that many tokens without ending the chunked
-body, which the client sees as a broken connection, like a crashed server.
+Faults, for the tests of what the user sees when Ollama misbehaves:
+- nothing listening: :func:`closed_port_host` (connection refused);
+- ``drop_after``: close the socket after that many tokens without ending the chunked
+  body, which the client sees as a broken connection, like a crashed server;
+- ``error_after``: Ollama's in-stream ``{"error": ...}`` line instead of the next token;
+- ``malformed_after``: the line ``malformed_line`` (not an Ollama message) instead of the
+  next token, then the rest of the answer;
+- a model not in ``models``: Ollama's 404 ``model "x" not found`` error;
+- ``first_token_delay``: a model slow to load; ``token_delay``: a slow model.
 """
 
 from __future__ import annotations
@@ -76,6 +82,8 @@ class FakeScript:
     drop_after: int | None = None  # close the connection after this many tokens
     error_after: int | None = None  # send an {"error"} line after this many tokens
     error_message: str = "model runner has unexpectedly stopped"
+    malformed_after: int | None = None  # send malformed_line after this many tokens
+    malformed_line: str = '{"model": "qwen2.5-coder:7b", "message": {"content": "cut'
     done_reason: str = "stop"
 
     @classmethod
@@ -304,6 +312,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self._write_chunk({"error": script.error_message})
                     self.wfile.write(b"0\r\n\r\n")
                     return
+                if index == script.malformed_after:
+                    data = script.malformed_line.encode() + b"\n"
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 if index == len(tokens):
                     break
                 if self._client_gone(script.token_delay):

@@ -150,7 +150,8 @@ async def test_ollama_down_gives_an_extractive_answer_with_a_fix() -> None:
     assert answer.notice is not None
     assert "ollama serve" in answer.notice
     assert "ollamaHost" in answer.notice
-    assert chunks == [answer.generated]  # streaming clients still see it
+    assert "".join(chunks) == answer.generated  # streaming clients still see it
+    assert chunks[0].startswith(f"> **Note:** {answer.notice}")  # the why, first
     assert "> Purge cached data for a path." in answer.generated
     assert RESULTS[0].url in answer.text
     assert GROUNDED in answer.text
@@ -168,12 +169,14 @@ async def test_missing_model_gives_an_extractive_answer_naming_ollama_pull(
     assert not answer.used_llm
     assert answer.notice is not None
     assert "`ollama pull llama3.2:1b`" in answer.notice
-    assert chunks == [answer.generated]
+    assert "".join(chunks) == answer.generated
     assert answer.notice in answer.text
     assert GROUNDED in answer.text
 
 
-async def test_stream_dropped_mid_answer_keeps_the_partial_text(fake: FakeOllama) -> None:
+async def test_stream_dropped_mid_answer_keeps_the_partial_text_then_quotes_the_docs(
+    fake: FakeOllama,
+) -> None:
     fake.script = FakeScript(
         reply="Use revalidatePath [1] in a Server Action after saving.", drop_after=4
     )
@@ -182,11 +185,14 @@ async def test_stream_dropped_mid_answer_keeps_the_partial_text(fake: FakeOllama
     answer = await ask(fake.host, chunks)
 
     assert answer.used_llm
-    assert answer.generated == "".join(chunks) == "Use revalidatePath [1] in "
+    assert chunks[:4] == ["Use ", "revalidatePath ", "[1] ", "in "]
+    assert answer.generated == "".join(chunks)
     assert answer.notice is not None
     assert "cut off" in answer.notice
+    assert answer.generated.startswith(f"Use revalidatePath [1] in \n\n> **Note:** {answer.notice}")
+    assert "> Purge cached data for a path." in answer.generated  # the docs, quoted
     assert answer.text.startswith(answer.generated.rstrip())
-    assert [c.n for c in answer.citations] == [1]
+    assert [c.n for c in answer.citations] == [1, 2, 3]
     assert GROUNDED in answer.text
 
 
@@ -197,7 +203,7 @@ async def test_ollama_error_mid_stream_keeps_the_partial_text_and_says_why(
 
     answer = await ask(fake.host)
 
-    assert answer.generated == "Use revalidatePath "
+    assert answer.generated.startswith("Use revalidatePath \n\n> **Note:** The answer was cut off")
     assert answer.notice is not None
     assert "cut off" in answer.notice
     assert "model runner has unexpectedly stopped" in answer.notice
@@ -210,7 +216,7 @@ async def test_stream_dropped_before_any_token_falls_back_to_the_docs(fake: Fake
     answer = await ask(fake.host, chunks)
 
     assert not answer.used_llm
-    assert chunks == [answer.generated]
+    assert "".join(chunks) == answer.generated
     assert RESULTS[0].url in answer.generated
 
 

@@ -1,10 +1,7 @@
 """The embedded Qdrant Edge index as a user meets it: damage, migration, a full disk."""
 
-import contextlib
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,6 +13,7 @@ from raggin_lsp.store import DocsIndex, IndexProgress, StoreSettings
 from raggin_lsp.store.embedded import STAGING, ProfileFolder
 from raggin_lsp.store.migrate import BACKUP
 from raggin_lsp.store.model import IndexDamagedError, IndexInterrupted, IndexWriteError
+from tests.support.small_disk import FILLER, fill, small_disk
 from tests.unit.store_doubles import HashingTestEmbedder, corpus
 
 
@@ -146,35 +144,18 @@ def test_an_index_from_the_previous_release_is_migrated_without_embedding_again(
     assert any("migrated 8 points" in notice for notice in notices)
 
 
-@contextlib.contextmanager
-def _small_disk(path: Path, megabytes: int) -> Iterator[Path]:
-    path.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs", str(path)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip("needs root to mount a small tmpfs as a full disk")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=False)
-
-
 def test_a_full_disk_is_reported_loses_nothing_complete_and_the_rerun_resumes(
     embedder: HashingTestEmbedder, tmp_path: Path
 ) -> None:
-    with _small_disk(tmp_path / "disk", 256) as disk:
+    with small_disk(tmp_path / "disk", 256) as disk:
         settings = StoreSettings(path=disk / "index", min_free_bytes=8 * 2**20)
         _indexed(settings.folder, embedder, min_free_bytes=settings.min_free_bytes)
-        filler = disk / "someone-elses-download"
+        filler = disk / FILLER
         changed = [replace(s, text=s.text + " new") for s in corpus("16.4.6")]
 
         def fill_the_disk(progress: IndexProgress) -> None:
             if progress.embedded == 2:
-                free = shutil.disk_usage(disk).free
-                filler.write_bytes(b"\0" * (free - 4 * 2**20))
+                fill(disk, leave=4 * 2**20)
 
         with (
             DocsIndex.open(settings, embedder.spec) as editor,  # open before the disk filled
@@ -199,6 +180,50 @@ def test_a_full_disk_is_reported_loses_nothing_complete_and_the_rerun_resumes(
         with DocsIndex.open(settings, embedder.spec) as index:
             report = index.index_version("16.4.6", changed, embedder)
             assert report.reused >= 2
+            assert index.versions() == ["16.2.0", "16.4.6"]
+
+
+def test_a_full_disk_while_importing_keeps_complete_versions_and_the_import_incomplete(
+    embedder: HashingTestEmbedder, tmp_path: Path
+) -> None:
+    export = tmp_path / "next-16.4.6.raggin.gz"
+    changed = [replace(s, text=s.text + " new") for s in corpus("16.4.6")]
+    with DocsIndex.open(StoreSettings(path=tmp_path / "source"), embedder.spec) as source:
+        source.index_version("16.4.6", changed, embedder)
+        source.export_version("16.4.6", export)
+    with small_disk(tmp_path / "disk", 256) as disk:
+        settings = StoreSettings(path=disk / "index", min_free_bytes=8 * 2**20)
+        _indexed(settings.folder, embedder, min_free_bytes=settings.min_free_bytes)
+        questions = ("route group", "revalidatePath", "getServerSideProps")
+
+        def filled_after_the_first_batch(progress: IndexProgress) -> None:
+            if progress.done == 1:
+                fill(disk, leave=4 * 2**20)
+
+        with DocsIndex.open(settings, embedder.spec) as index:
+            before = [search(index, embedder, q, "16.2.0") for q in questions]
+            with pytest.raises(IndexWriteError) as raised:
+                index.import_file(export, batch_size=1, progress=filled_after_the_first_batch)
+            # The process that hit the full disk still answers as before.
+            assert index.versions() == ["16.2.0"]
+            assert [search(index, embedder, q, "16.2.0") for q in questions] == before
+        message = str(raised.value)
+        assert "the disk is full" in message
+        assert str(settings.folder) in message
+        assert "MB are free" in message
+        assert "unharmed" in message
+
+        (disk / FILLER).unlink()
+        with DocsIndex.open(settings, embedder.spec) as index:
+            assert index.versions() == ["16.2.0"]
+            assert [(i.version, i.complete) for i in index.version_infos()] == [
+                ("16.2.0", True),
+                ("16.4.6", False),
+            ]
+            assert [search(index, embedder, q, "16.2.0") for q in questions] == before
+        with DocsIndex.open(settings, embedder.spec) as index:
+            assert index.import_file(export).version == "16.4.6"  # the rerun finishes it
+        with DocsIndex.open(settings, embedder.spec) as index:
             assert index.versions() == ["16.2.0", "16.4.6"]
 
 
