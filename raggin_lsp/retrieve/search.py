@@ -71,7 +71,9 @@ def search(
 ) -> list[SearchResult]:
     """The ``top_k`` best sections of ``version`` for ``query`` (and ``code``, if given).
 
-    Raises ``NotIndexedError`` when ``version`` is not completely indexed.
+    Raises ``NotIndexedError`` when ``version`` is not searchable yet. A version whose
+    dense vectors are still being added is searched all the same: the dense prefetches
+    find only the sections whose vectors arrived, the sparse one finds every section.
     ``router`` (the project's) filters; without it, the router the question implies is
     preferred (``stages.infer_router``). ``docs_map`` (what the version's docs say about
     their APIs, :mod:`.docsmap`) is built from the index when a stage needs it and none
@@ -82,12 +84,12 @@ def search(
     """
     if fusion not in STRATEGIES:
         raise ValueError(f"unknown fusion {fusion!r}; choose one of {', '.join(STRATEGIES)}")
-    index.require_version(version)
+    index.require_version(version, partial=True)
     if top_k <= 0:
         return []
     analysis = analyze(query) if stages.clean_query else plain_query(query)
     if stages.needs_docs_map and docs_map is None:
-        docs_map = build_docs_map(version, index.payloads_of(version))
+        docs_map = build_docs_map(version, index.payloads_of(version, partial=True))
     routed = _routed_pages(analysis, docs_map, stages)
     new_names = docs_map.new_names(analysis.identifiers) if docs_map and stages.old_names else []
 
