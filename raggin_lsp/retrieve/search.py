@@ -122,8 +122,14 @@ def search(
         hits = _reranked(hits, scores, analysis.text, reranker, version, weights)
 
     major = latest_major if latest_major is not None else index.latest_major()
+    info = index.version_info(version)
+    stage = info.stage if info is not None else "hybrid"
     results = [
-        _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major) for hit in hits
+        replace(
+            _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major),
+            index_stage=stage,
+        )
+        for hit in hits
     ]
     if stages.collapse_twins and docs_map is not None:
         # Nothing says which router: the docs' own default (nextjs.org/docs opens on it).

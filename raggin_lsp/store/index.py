@@ -148,7 +148,13 @@ class DocsIndex:
         held = ", ".join(available) if available else "none yet"
         profile = "" if self.spec.name == DEFAULT_PROFILE else f" --profile {self.spec.name}"
         started = [i for i in self.version_infos() if i.version == version and not i.complete]
-        if started:
+        if started and started[0].lexical:
+            message = (
+                f"Next.js {version} is searchable lexically while its dense vectors are "
+                f"added ({started[0].stage}); this needs it indexed completely. Finish it "
+                f"with `raggin-lsp index {version}{profile}`; what was stored is reused."
+            )
+        elif started:
             message = (
                 f"Indexing Next.js {version} for the '{self.spec.name}' profile was started "
                 f"but not finished (indexed versions: {held}). Finish it with "
