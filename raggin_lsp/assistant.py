@@ -517,7 +517,7 @@ class Assistant:
             "profile": self.config.profile,
             "modelLoaded": self.loaded,
             "indexedVersions": indexed,
-            "indexStages": stages,
+            "indexStages": [{"version": v, "stage": stage} for v, stage in stages.items()],
             "indexLocation": store.location,
             "ollamaHost": self.config.ollama_host,
             "ollamaReachable": await is_reachable(self.config.ollama_host),

@@ -444,12 +444,17 @@ class Loader:
             "state": self.state,
             "error": self.error,
             "indexedVersions": list(self.indexed),
-            # Searchable while dense vectors are added: version -> "lexical only, dense 40%"
-            "indexStages": dict(self.stages),
+            # Searchable while dense vectors are added, with how: "lexical only, dense 40%"
+            "indexStages": stages_json(self.stages),
             "indexing": sorted(self._jobs),
             "latest": self.latest,
             "model": self.model.to_json(),
         }
+
+
+def stages_json(stages: dict[str, str]) -> list[dict[str, str]]:
+    """``{version: stage}`` as JSON clients read it: a list of {version, stage} objects."""
+    return [{"version": version, "stage": stage} for version, stage in stages.items()]
 
 
 def _load_catalog() -> "Catalog | None":
