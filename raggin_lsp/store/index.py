@@ -334,19 +334,21 @@ class DocsIndex:
             entry = _mark_started(view, version, total)
             existing = view.points.versions_of(list(unique))
             _attach(view, version, existing)
-            new = [section for pid, section in unique.items() if pid not in existing]
+            new = [(pid, section) for pid, section in unique.items() if pid not in existing]
             stored = set(existing)
             if lexical_first and not entry.lexical:
                 assert isinstance(embedder, LexicalEmbedder)
                 tracker = _Tracker(version, total, len(existing), started, progress, "lexical")
                 tracker.report(0)
-                for batch in _chunks(new, _LEXICAL_BATCH):
+                for start in range(0, len(new), _LEXICAL_BATCH):
                     _stop_if_asked(should_stop, version, tracker, total, lexical=False)
-                    view.points.upsert(_lexical_points(batch, version, embedder))
-                    view.checkpoint()
-                    stored.update(point_id(section) for section in batch)
-                    tracker.report(len(batch))
+                    chunk = new[start : start + _LEXICAL_BATCH]
+                    # Durable through Edge's write-ahead log; one checkpoint at the end.
+                    view.points.upsert(_lexical_points(chunk, version, embedder))
+                    stored.update(pid for pid, _section in chunk)
+                    tracker.report(len(chunk))
                 _detach_stale(view, version, set(unique))
+                view.checkpoint()
             lacking = set(view.points.lacking(version, TEXT)) & set(unique)
             todo = value_order(
                 [s for pid, s in unique.items() if pid in lacking or pid not in stored]
@@ -670,23 +672,18 @@ def _embed(batch: Sequence[Section], version: str, embedder: Embedder) -> list[S
 
 
 def _lexical_points(
-    batch: Sequence[Section], version: str, embedder: LexicalEmbedder
+    batch: Sequence[tuple[str, Section]], version: str, embedder: LexicalEmbedder
 ) -> list[StoredPoint]:
-    """Sections with their sparse vector only (no neural model runs)."""
-    sparse = embedder.embed_sparse([section.embedding_text() for section in batch])
+    """Sections (with their point ids) with their sparse vector only: no neural model."""
+    sparse = embedder.embed_sparse([section.embedding_text() for _pid, section in batch])
     return [
         StoredPoint(
-            id=point_id(section),
+            id=pid,
             vectors={SPARSE: vector} if vector.indices else {},
             payload=section_payload(section, [version]),
         )
-        for section, vector in zip(batch, sparse, strict=True)
+        for (pid, section), vector in zip(batch, sparse, strict=True)
     ]
-
-
-def _chunks(items: Sequence[Section], size: int) -> Iterator[Sequence[Section]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def _batched(items: Iterable[StoredPoint], size: int) -> Iterator[list[StoredPoint]]:
