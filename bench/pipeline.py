@@ -1,6 +1,7 @@
 """In-process measurements of the pipeline: indexing throughput, reuse between versions,
 warm search latency. Everything here is blocking and uses one loaded embedder."""
 
+import contextlib
 import random
 import tempfile
 import time
@@ -12,6 +13,7 @@ from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.parse import parse_docs_tree
 from raggin_lsp.embed.base import Embedder
 from raggin_lsp.store.index import DocsIndex
+from raggin_lsp.store.model import IndexInterrupted, IndexProgress
 from raggin_lsp.store.schema import texts_to_embed
 from raggin_lsp.store.settings import StoreSettings
 
@@ -90,3 +92,30 @@ def index_sample_rates(
                 raise RuntimeError(f"expected {len(chosen)} sections embedded, got {report}")
             rates.append(len(chosen) / seconds)
     return rates
+
+
+def seconds_until_searchable(
+    sections: Sequence[Section], version: str, embedder: Embedder
+) -> float:
+    """Seconds the index job takes, from its start, to make ``version`` searchable in a
+    fresh embedded Qdrant: the lexical pass (BM25, no neural model) with its publication.
+    The job is stopped there, through its own stop check, before any dense vector."""
+    searchable: list[float] = []
+
+    def note(step: IndexProgress) -> None:
+        if step.searchable and not searchable:
+            searchable.append(time.perf_counter())
+
+    with (
+        tempfile.TemporaryDirectory(prefix="raggin-bench-") as folder,
+        DocsIndex.open(StoreSettings(path=Path(folder)), embedder.spec) as index,
+    ):
+        started = time.perf_counter()
+        with contextlib.suppress(IndexInterrupted):  # stopped once searchable, as asked
+            index.index_version(
+                version, sections, embedder, progress=note, should_stop=lambda: bool(searchable)
+            )
+        info = index.version_info(version)
+    if not searchable or info is None or not info.searchable:
+        raise RuntimeError(f"Next.js {version} did not become searchable before the dense pass")
+    return searchable[0] - started

@@ -45,13 +45,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class IndexStage:
-    """Progress of an index job: fetching docs, parsing, then embedding."""
+    """Progress of an index job: fetching docs, parsing, the lexical pass, then embedding."""
 
-    stage: str  # "fetch" | "parse" | "embed"
+    stage: str  # "fetch" | "parse" | "lexical" | "embed"
     done: int
     total: int | None
     message: str
     eta_seconds: float | None = None
+    searchable: bool = False  # the version answers searches already (lexically at least)
 
     @property
     def percentage(self) -> int | None:
@@ -183,7 +184,19 @@ class Assistant:
         return self.catalog().versions
 
     def indexed_versions(self) -> list[str]:
+        """Versions indexed completely (every vector stored)."""
         return self.index_store.versions()
+
+    def index_stages(self) -> dict[str, str]:
+        """Every searchable version and how it is searched: ``hybrid``, or ``lexical only,
+        dense 40%`` while its dense vectors are being added."""
+        infos = {info.version: info for info in self.index_store.version_infos()}
+        return {version: infos[version].stage for version in self.index_store.searchable_versions()}
+
+    def index_stage(self, version: str) -> str:
+        """How searches of ``version`` are answered now (see :meth:`index_stages`)."""
+        info = self.index_store.version_info(version)
+        return info.stage if info is not None else "not indexed"
 
     def resolve_version(self, spec: str) -> str:
         """An exact release for ``spec`` (a version, an npm range or ``latest``)."""
@@ -201,8 +214,14 @@ class Assistant:
         from_path: Path | None = None,
         progress: Callable[[IndexStage], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        dense_gate: Callable[[], None] | None = None,
     ) -> IndexReport:
-        """Fetch, parse, embed and store one version; embeds only sections not stored yet."""
+        """Fetch, parse, embed and store one version; embeds only sections not stored yet.
+
+        With the light profile the version is searchable lexically seconds after its
+        docs are parsed (``IndexStage.searchable``), long before this returns.
+        ``dense_gate`` runs before each batch of dense vectors (see
+        :meth:`DocsIndex.index_version`)."""
         version = self.resolve_version(version)
 
         def report(stage: IndexStage) -> None:
@@ -231,18 +250,37 @@ class Assistant:
         )
 
         def embedded(step: IndexProgress) -> None:
+            if step.phase == "lexical":
+                message = (
+                    f"Storing Next.js {version} for lexical search: "
+                    f"{step.done}/{step.total} sections"
+                )
+            elif step.searchable:
+                dense = 100 * step.done // step.total if step.total else 100
+                message = (
+                    f"Next.js {version} is searchable (lexical only, dense {dense}%): "
+                    f"dense vectors {step.done}/{step.total} sections"
+                )
+            else:
+                message = f"Indexing Next.js {version}: {step.done}/{step.total} sections"
             report(
                 IndexStage(
-                    "embed",
+                    "lexical" if step.phase == "lexical" else "embed",
                     step.done,
                     step.total,
-                    f"Indexing Next.js {version}: {step.done}/{step.total} sections",
+                    message,
                     step.eta_seconds,
+                    searchable=step.searchable,
                 )
             )
 
         return self.index_store.index_version(
-            version, sections, embedder, progress=embedded, should_stop=should_stop
+            version,
+            sections,
+            embedder,
+            progress=embedded,
+            should_stop=should_stop,
+            dense_gate=dense_gate,
         )
 
     def remove(self, version: str) -> int:
@@ -358,14 +396,17 @@ class Assistant:
     def docs_map(self, version: str) -> DocsMap:
         """What ``version``'s docs say about their APIs (built once, then cached on disk)."""
         index = self.index_store
-        index.require_version(version)
-        info = next(i for i in index.version_infos() if i.version == version and i.complete)
-        key = (version, info.completed_at)
+        index.require_version(version, partial=True)
+        info = next(i for i in index.version_infos() if i.version == version and i.searchable)
+        # The payloads are final once a version is searchable; its dense vectors do not
+        # change the map. A version indexed again gets another start time.
+        stamp = info.completed_at if info.complete else info.started_at
+        key = (version, stamp)
         if key not in self._docs_maps:
             self._docs_maps[key] = cached_docs_map(
-                f"{info.collection}-{version}-{info.completed_at}-{info.sections}",
+                f"{info.collection}-{version}-{stamp}-{info.sections}",
                 paths.cache_dir() / "docs-maps",
-                lambda: build_docs_map(version, index.payloads_of(version)),
+                lambda: build_docs_map(version, index.payloads_of(version, partial=True)),
             )
         return self._docs_maps[key]
 
@@ -471,10 +512,12 @@ class Assistant:
 
         store = self.config.store_settings()
         indexed = await asyncio.to_thread(self.indexed_versions)
+        stages = await asyncio.to_thread(self.index_stages)
         return {
             "profile": self.config.profile,
             "modelLoaded": self.loaded,
             "indexedVersions": indexed,
+            "indexStages": [{"version": v, "stage": stage} for v, stage in stages.items()],
             "indexLocation": store.location,
             "ollamaHost": self.config.ollama_host,
             "ollamaReachable": await is_reachable(self.config.ollama_host),

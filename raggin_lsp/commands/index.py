@@ -133,10 +133,19 @@ class IndexProgressBar:
         self._download: ProgressBar | None = None
         self._embed: Any = None
         self._stage = ""
+        self._started = time.monotonic()
+        self._searchable = False
 
     def __call__(self, stage: "IndexStage") -> None:
         if self._quiet:
             return
+        if stage.searchable and not self._searchable:
+            self._searchable = True
+            print(
+                f"Searchable after {time.monotonic() - self._started:.1f} s "
+                "(lexical only until the dense vectors are in)",
+                file=sys.stderr,
+            )
         if stage.stage != self._stage:
             self._stage = stage.stage
             if stage.stage != "fetch" or stage.total is None:
@@ -150,7 +159,10 @@ class IndexProgressBar:
                 from tqdm import tqdm
 
                 self._embed = tqdm(
-                    total=stage.total, desc="Embedding", unit="section", file=sys.stderr
+                    total=stage.total,
+                    desc="Dense vectors" if stage.searchable else "Embedding",
+                    unit="section",
+                    file=sys.stderr,
                 )
             self._embed.update(stage.done - self._embed.n)
 

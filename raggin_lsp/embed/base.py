@@ -6,7 +6,7 @@ queries may be treated differently by a model, so they have separate calls.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -56,3 +56,12 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int:
         """Tokens the model would see for ``text`` (used to size chunks)."""
         ...
+
+
+@runtime_checkable
+class LexicalEmbedder(Protocol):
+    """A profile whose sparse vectors need no neural model (BM25 term weights): they take
+    seconds for a whole version, so a version can be searched lexically long before its
+    dense vectors are in. ``embed_sparse`` gives the very vectors ``embed_documents`` does."""
+
+    def embed_sparse(self, texts: Sequence[str]) -> list[SparseVector]: ...

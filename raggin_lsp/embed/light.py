@@ -101,6 +101,10 @@ class LightEmbedder:
             progress=progress,
         )
 
+    def embed_sparse(self, texts: Sequence[str]) -> list[SparseVector]:
+        """BM25 vectors only: no neural model runs (a whole version takes seconds)."""
+        return [to_sparse_vector(s) for s in self._sparse.embed(list(texts), batch_size=256)]
+
     def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         dense = next(iter(self._dense.query_embed(text)))
         sparse = next(iter(self._sparse.query_embed(sparse_text or text)))

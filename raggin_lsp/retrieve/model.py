@@ -24,6 +24,9 @@ class SearchResult:
     # rerank (the cross-encoder's raw score), final.
     scores: dict[str, float] = field(default_factory=dict)
     also: tuple[str, ...] = ()  # the same page for the other router (an App/Pages twin)
+    # How the version was searched: "hybrid", or "lexical only, dense 40%" while its dense
+    # vectors are still being added (sections without one are found lexically only).
+    index_stage: str = "hybrid"
 
     @property
     def heading(self) -> str:
@@ -54,6 +57,7 @@ class SearchResult:
             "score": self.score,
             "scores": dict(self.scores),
             "also": list(self.also),
+            "indexStage": self.index_stage,
         }
 
 

@@ -73,7 +73,9 @@ def search(
 ) -> list[SearchResult]:
     """The ``top_k`` best sections of ``version`` for ``query`` (and ``code``, if given).
 
-    Raises ``NotIndexedError`` when ``version`` is not completely indexed.
+    Raises ``NotIndexedError`` when ``version`` is not searchable yet. A version whose
+    dense vectors are still being added is searched all the same: the dense prefetches
+    find only the sections whose vectors arrived, the sparse one finds every section.
     ``router`` (the project's) filters; without it, the router the question implies is
     preferred (``stages.infer_router``). ``docs_map`` (what the version's docs say about
     their APIs, :mod:`.docsmap`) is built from the index when a stage needs it and none
@@ -84,12 +86,12 @@ def search(
     """
     if fusion not in STRATEGIES:
         raise ValueError(f"unknown fusion {fusion!r}; choose one of {', '.join(STRATEGIES)}")
-    index.require_version(version)
+    index.require_version(version, partial=True)
     if top_k <= 0:
         return []
     analysis = analyze(query) if stages.clean_query else plain_query(query)
     if stages.needs_docs_map and docs_map is None:
-        docs_map = build_docs_map(version, index.payloads_of(version))
+        docs_map = build_docs_map(version, index.payloads_of(version, partial=True))
     routed = _routed_pages(analysis, docs_map, stages)
     new_names = docs_map.new_names(analysis.identifiers) if docs_map and stages.old_names else []
 
@@ -127,8 +129,14 @@ def search(
         hits = _reranked(hits, scores, analysis.text, reranker, version, weights)
 
     major = latest_major if latest_major is not None else index.latest_major()
+    info = index.version_info(version)
+    stage = info.stage if info is not None else "hybrid"
     results = [
-        _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major) for hit in hits
+        replace(
+            _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major),
+            index_stage=stage,
+        )
+        for hit in hits
     ]
     if stages.collapse_twins and docs_map is not None:
         # Nothing says which router: the docs' own default (nextjs.org/docs opens on it).

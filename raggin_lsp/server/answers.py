@@ -46,7 +46,9 @@ def answer_markdown(result: dict[str, Any]) -> str:
 def search_markdown(query: str, version: str | None, results: list[dict[str, Any]]) -> str:
     if not results:
         return f"No section of the Next.js {version} docs matches this search."
-    lines = [f"*Next.js {version} docs*", ""]
+    stage = str(results[0].get("indexStage", "hybrid"))
+    searched = "" if stage == "hybrid" else f" ({stage})"
+    lines = [f"*Next.js {version} docs{searched}*", ""]
     for number, result in enumerate(results, 1):
         lines += [f"## {number}. [{result['heading'] or result['title']}]({result['url']})", ""]
         lines += [str(result["text"]).strip(), ""]

@@ -8,6 +8,7 @@ Cancelling the request (``$/cancelRequest`` or the progress's cancel button) can
 the task, which closes the Ollama stream.
 """
 
+import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -154,8 +155,10 @@ async def ask(server: "RagginServer", request: AskParams) -> dict[str, Any]:
             )
         finally:
             coalescer.flush()  # even a cancelled answer reports what it streamed
-        work.end_message = answer.notice or f"Answered from the Next.js {version} docs"
-    return answer_json(answer)
+        stage = await asyncio.to_thread(assistant.index_stage, version)
+        searched = "" if stage == "hybrid" else f" ({stage})"
+        work.end_message = answer.notice or f"Answered from the Next.js {version} docs{searched}"
+    return {**answer_json(answer), "indexStage": stage}
 
 
 class _PartialAnswer:

@@ -5,6 +5,7 @@ boundary turn errors into JSON-RPC answers (named after the feature in the log).
 """
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
@@ -43,8 +44,15 @@ STATUS = "raggin/status"
 DIFF = "raggin/diff"
 
 
-def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
+def create_server(
+    log_handler: ClientLogHandler | None = None,
+    *,
+    dense_gate: Callable[[], None] | None = None,
+) -> RagginServer:
+    """The language server with every feature; ``dense_gate`` runs before each batch of
+    an index job's dense pass (and may block: tests hold the pass there)."""
     server = RagginServer()
+    server.dense_gate = dense_gate
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RagginServer, params: types.InitializeParams) -> None:

@@ -50,6 +50,7 @@ def not_indexed_message(version: str) -> str:
 class _IndexJob:
     task: "asyncio.Task[Any]"
     stop: threading.Event
+    searchable: "asyncio.Future[None]"  # done once searches can use the version
     waiters: int = 0
 
 
@@ -69,6 +70,8 @@ class Loader:
         self.state: State = "idle"  # of the index (opened without the model)
         self.error: str | None = None
         self.indexed: list[str] = []  # refreshed after load, index and remove
+        # Versions searchable before they are complete, and how: "lexical only, dense 40%".
+        self.stages: dict[str, str] = {}
         self.catalog: Catalog | None = None
         self.config: AssistantConfig | None = None
         self._clock = clock
@@ -157,7 +160,7 @@ class Loader:
                 self.config = self._server.settings.assistant_config()
                 self.model.profile = self.config.profile
                 assistant = await asyncio.to_thread(self._open, self.config, report)
-                self.indexed = await asyncio.to_thread(assistant.indexed_versions)
+                await self._refresh(assistant)
                 self._assistant = assistant
                 self.state = "ready"
                 ready.set_result(assistant)
@@ -282,34 +285,70 @@ class Loader:
     # -- indexing -------------------------------------------------------------
 
     async def ensure_indexed(self, version: str) -> None:
-        """Return once ``version`` is indexed: index it when autoIndex allows, else fail."""
+        """Return once ``version`` is searchable: index it when autoIndex allows, else fail.
+
+        A version searchable lexically while its dense vectors are added counts: the
+        request is answered at once and the job goes on in the background (finished here
+        when an earlier job was stopped).
+        """
         await self.opened()
         if version in self.indexed:
+            return
+        if version in self.stages:
+            if self._server.settings.auto_index:
+                self.start_index(version)
             return
         if self.catalog is not None:
             self.catalog.require(version)  # an unknown release is named, with the nearest ones
         if not self._server.settings.auto_index:
             raise NotIndexedError(not_indexed_message(version))
         log.info("Next.js %s is not indexed yet: indexing it first (autoIndex)", version)
-        await self.index(version)
+        await self.assistant()
+        job = self._job(version, None)
+        await self._wait(job, job.searchable)
 
     async def index(self, version: str, *, token: Any = None) -> Any:
-        """Index ``version`` (or join the job already indexing it)."""
+        """Index ``version`` (or join the job already indexing it) to the end."""
         await self.assistant()
+        job = self._job(version, token)
+        return await self._wait(job, job.task)
+
+    def _job(self, version: str, token: Any) -> _IndexJob:
         job = self._jobs.get(version)
         if job is None:
             stop = threading.Event()
-            task = self._server.jobs.spawn(self._index(version, stop, token), f"index-{version}")
-            job = self._jobs[version] = _IndexJob(task, stop)
+            searchable: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            task = self._server.jobs.spawn(
+                self._index(version, stop, token, searchable), f"index-{version}"
+            )
+            job = self._jobs[version] = _IndexJob(task, stop, searchable)
+        return job
+
+    async def _wait(self, job: _IndexJob, awaited: "asyncio.Future[Any]") -> Any:
+        """Wait for the job (or its ``searchable`` moment); the last waiter cancelled
+        stops the job."""
         job.waiters += 1
         try:
-            return await asyncio.shield(job.task)
+            return await asyncio.shield(awaited)
         except asyncio.CancelledError:
             if not job.task.done() and job.waiters == 1:
                 job.task.cancel("the last request waiting for this index job was cancelled")
             raise
         finally:
             job.waiters -= 1
+
+    async def _refresh(self, assistant: "Assistant") -> None:
+        stages = await asyncio.to_thread(assistant.index_stages)
+        self.indexed = [version for version, stage in stages.items() if stage == "hybrid"]
+        self.stages = {version: stage for version, stage in stages.items() if stage != "hybrid"}
+
+    def _searchable(self, version: str, stage: str, searchable: "asyncio.Future[None]") -> None:
+        """On the event loop: a job's version answers searches now (``stage`` says how)."""
+        if version not in self.indexed:
+            self.stages[version] = stage
+        if not searchable.done():
+            log.info("Next.js %s is searchable (%s)", version, stage)
+            searchable.set_result(None)
 
     def start_index(self, version: str) -> None:
         """Index in the background (nobody waits; the progress can still cancel it).
@@ -330,7 +369,13 @@ class Loader:
         except RagginError as error:
             self._server.tell(str(error))
 
-    async def _index(self, version: str, stop: threading.Event, token: Any) -> Any:
+    async def _index(
+        self,
+        version: str,
+        stop: threading.Event,
+        token: Any,
+        searchable: "asyncio.Future[None]",
+    ) -> Any:
         assistant = await self.assistant()
         loop = asyncio.get_running_loop()
         title = f"Indexing Next.js {version} docs"
@@ -340,6 +385,10 @@ class Loader:
             ) as work:
 
                 def on_stage(stage: "IndexStage") -> None:
+                    if stage.searchable and stage.total:
+                        dense = 100 * stage.done // stage.total
+                        label = f"lexical only, dense {dense}%"
+                        loop.call_soon_threadsafe(self._searchable, version, label, searchable)
                     reporter(stage_message(stage), stage_percentage(stage))
 
                 reporter = _thread_reporter_with_percentage(loop, work.report)
@@ -351,6 +400,7 @@ class Loader:
                         workspace=workspace,
                         progress=on_stage,
                         should_stop=stop.is_set,
+                        dense_gate=self._server.dense_gate,
                     ),
                 )
                 try:
@@ -363,13 +413,21 @@ class Loader:
                     except Exception as error:  # the stopped job's own complaint
                         log.info("Index job for %s stopped: %s", version, error)
                     raise
-                self.indexed = await asyncio.to_thread(assistant.indexed_versions)
+                await self._refresh(assistant)
                 work.end_message = f"Next.js {version} docs indexed"
-        except BaseException:
-            self.indexed = await asyncio.to_thread(assistant.indexed_versions)
+        except BaseException as error:
+            await self._refresh(assistant)
+            if not searchable.done():
+                stopped = error if isinstance(error, Exception) else None
+                searchable.set_exception(
+                    stopped or RagginError(f"Indexing Next.js {version} was cancelled.")
+                )
+                searchable.exception()  # marks it retrieved: only waiting requests need it
             raise
         finally:
             self._jobs.pop(version, None)
+            if not searchable.done():
+                searchable.set_result(None)
         return result
 
     async def remove(self, version: str) -> None:
@@ -379,17 +437,24 @@ class Loader:
             job.task.cancel("the version is being removed")
             await asyncio.wait([job.task])
         await asyncio.to_thread(assistant.remove, version)
-        self.indexed = await asyncio.to_thread(assistant.indexed_versions)
+        await self._refresh(assistant)
 
     def status(self) -> dict[str, Any]:
         return {
             "state": self.state,
             "error": self.error,
             "indexedVersions": list(self.indexed),
+            # Searchable while dense vectors are added, with how: "lexical only, dense 40%"
+            "indexStages": stages_json(self.stages),
             "indexing": sorted(self._jobs),
             "latest": self.latest,
             "model": self.model.to_json(),
         }
+
+
+def stages_json(stages: dict[str, str]) -> list[dict[str, str]]:
+    """``{version: stage}`` as JSON clients read it: a list of {version, stage} objects."""
+    return [{"version": version, "stage": stage} for version, stage in stages.items()]
 
 
 def _load_catalog() -> "Catalog | None":

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.errors import RagginError
 from raggin_lsp.server import targets
+from raggin_lsp.server.loading import stages_json
 from raggin_lsp.server.params import DiffParams, SearchParams, VersionParams
 
 if TYPE_CHECKING:
@@ -36,6 +37,8 @@ async def versions(server: "RagginServer", uri: str | None) -> dict[str, Any]:
     return {
         "known": known,
         "indexed": list(server.loader.indexed),
+        # Searchable while their dense vectors are added, with how ("lexical only, dense 40%")
+        "stages": stages_json(server.loader.stages),
         "latest": server.loader.latest,
         "selected": target.version,
         "selectedBecause": target.reason,

@@ -7,6 +7,7 @@ the index is first loaded, after ``initialized``, so ``initialize`` answers at o
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,9 @@ class RagginServer(LanguageServer):
         self.loader = Loader(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
+        # Runs before each batch of an index job's dense pass and may block (tests hold
+        # the pass there to see the version answer lexically); see create_server.
+        self.dense_gate: Callable[[], None] | None = None
         self.catalogs = Catalogs()  # API catalogs: hovers, code actions, diagnostics, diff
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
         # False once the client asked to shut down: nothing more is sent after that.

@@ -45,9 +45,23 @@ class _EdgeWriteView:
     def entry(self, version: str) -> VersionInfo | None:
         return self._session.manifest.entries.get(version)
 
-    def put_entry(self, version: str, *, complete: bool, sections: int, started_at: float) -> None:
+    def put_entry(
+        self,
+        version: str,
+        *,
+        complete: bool,
+        sections: int,
+        started_at: float,
+        lexical: bool = False,
+        dense: int = 0,
+    ) -> None:
         self._session.manifest.put(
-            version, complete=complete, sections=sections, started_at=started_at
+            version,
+            complete=complete,
+            sections=sections,
+            started_at=started_at,
+            lexical=lexical,
+            dense=dense,
         )
         self._session.save_manifest()
 
@@ -57,6 +71,11 @@ class _EdgeWriteView:
 
     def checkpoint(self) -> None:
         self._session.checkpoint()
+
+    def publish(self) -> None:
+        """Readers take what was written so far as the newest generation; writing goes on."""
+        self._session.publish_and_continue()
+        self.points = self._session.collection
 
 
 class EmbeddedBackend:

@@ -84,6 +84,12 @@ class EdgeCollection:
             ]
             self._shard.update(qe.UpdateOperation.upsert_points(edge_points))
 
+    def set_vectors(self, points: Sequence[StoredPoint]) -> None:
+        """Add or replace the named vectors of stored points (payload and others kept)."""
+        if points:
+            update = [qe.PointVectors(point.id, _edge_vectors(point.vectors)) for point in points]
+            self._shard.update(qe.UpdateOperation.update_vectors(update))
+
     def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
         for start in range(0, len(ids), _PAGE):
             page: list[int | UUID | str] = list(ids[start : start + _PAGE])
@@ -95,9 +101,37 @@ class EdgeCollection:
 
     # ----------------------------------------------------------------- reading
 
-    def count(self, version: str | None = None) -> int:
-        query_filter = version_filter(version, None, None, None, None) if version else None
+    def count(self, version: str | None = None, *, having: str | None = None) -> int:
+        """Points (of ``version``; holding the named vector ``having``) stored."""
+        must: list[Any] = []
+        if version:
+            must.append(qe.FieldCondition(key="versions", match=qe.MatchValue(value=version)))
+        if having is not None:
+            must.append(qe.HasVectorCondition(having))
+        query_filter = qe.Filter(must=must) if must else None
         return int(self._shard.count(qe.CountRequest(exact=True, filter=query_filter)))
+
+    def lacking(self, version: str, name: str) -> list[str]:
+        """Ids of ``version``'s points that have no ``name`` vector yet."""
+        query_filter = qe.Filter(
+            must=[qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))],
+            must_not=[qe.HasVectorCondition(name)],
+        )
+        found: list[str] = []
+        offset: Any = None
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(
+                    offset=offset,
+                    limit=_PAGE,
+                    filter=query_filter,
+                    with_payload=False,
+                    with_vector=False,
+                )
+            )
+            found.extend(str(record.id) for record in records)
+            if offset is None:
+                return found
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}

@@ -98,6 +98,8 @@ class Manifest:
                         float(item["completed_at"]) if item.get("completed_at") else None
                     ),
                     collection=str(raw["collection"]),
+                    lexical=bool(item.get("lexical", False)),
+                    dense=int(item.get("dense", item["sections"] if item["complete"] else 0)),
                 )
                 for item in raw["versions"]
             }
@@ -125,13 +127,24 @@ class Manifest:
                     "sections": info.sections,
                     "started_at": info.started_at,
                     "completed_at": info.completed_at,
+                    "lexical": info.lexical,
+                    "dense": info.dense,
                 }
                 for info in self.entries.values()
             ],
         }
         _write_atomically(path, json.dumps(data, indent=1))
 
-    def put(self, version: str, *, complete: bool, sections: int, started_at: float) -> None:
+    def put(
+        self,
+        version: str,
+        *,
+        complete: bool,
+        sections: int,
+        started_at: float,
+        lexical: bool = False,
+        dense: int = 0,
+    ) -> None:
         self.entries[version] = VersionInfo(
             version=version,
             complete=complete,
@@ -141,6 +154,8 @@ class Manifest:
             started_at=started_at,
             completed_at=time.time() if complete else None,
             collection=self.collection,
+            lexical=lexical,
+            dense=sections if complete else dense,
         )
 
 
@@ -308,6 +323,12 @@ class WriteSession:
         _fsync_dir(self.folder.root)
         self._collect_garbage(keep=target)
         return target
+
+    def publish_and_continue(self) -> None:
+        """Publish what was written so far (readers search it within a second), then go
+        on writing in a fresh ``staging/`` copied from it."""
+        self.publish()
+        self.collection, self.manifest = self._open_staging()
 
     def abandon(self) -> None:
         """Close the shard, keeping ``staging/`` for the next run to resume."""

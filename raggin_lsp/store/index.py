@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from raggin_lsp.corpus.model import Section
-from raggin_lsp.embed.base import Embedder, ProfileSpec
+from raggin_lsp.corpus.reading_order import value_order
+from raggin_lsp.embed.base import Embedder, LexicalEmbedder, ProfileSpec
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import transfer
@@ -30,6 +31,7 @@ from raggin_lsp.store.model import (
     CollectionStats,
     ExportVersionError,
     IndexInterrupted,
+    IndexPhase,
     IndexProgress,
     IndexReport,
     ProfileMismatchError,
@@ -38,6 +40,8 @@ from raggin_lsp.store.model import (
 from raggin_lsp.store.points import FusionMethod, Hit, Prefetches, QueryVector, StoredPoint
 from raggin_lsp.store.schema import (
     MANIFEST_COLLECTION,
+    SPARSE,
+    TEXT,
     collection_name,
     point_id,
     point_vectors,
@@ -53,6 +57,12 @@ if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users p
 
 ProgressSink = Callable[[IndexProgress], None]
 StopCheck = Callable[[], bool]
+DenseGate = Callable[[], None]
+# Seconds between two publications of the dense pass's progress (searches take in the
+# sections whose vectors arrived since; each publication copies the shard once).
+PUBLISH_SECONDS = 10.0
+# Sections per batch of the lexical pass (BM25 only: cheap, so large batches).
+_LEXICAL_BATCH = 512
 
 
 class DocsIndex:
@@ -115,18 +125,36 @@ class DocsIndex:
             return self._backend.read().entries
 
     def versions(self) -> list[str]:
-        """Complete (searchable) versions, oldest first."""
+        """Complete versions (every vector stored), oldest first."""
         found = [info.version for info in self.version_infos() if info.complete]
         return sorted(found, key=version_key)
 
-    def require_version(self, version: str) -> None:
-        available = self.versions()
+    def searchable_versions(self) -> list[str]:
+        """Versions searches answer: complete ones and those searchable lexically while
+        their dense vectors are being added, oldest first."""
+        found = [info.version for info in self.version_infos() if info.searchable]
+        return sorted(found, key=version_key)
+
+    def version_info(self, version: str) -> VersionInfo | None:
+        """``version``'s entry as the searches of this process see it."""
+        return next((i for i in self.version_infos() if i.version == version), None)
+
+    def require_version(self, version: str, *, partial: bool = False) -> None:
+        """Raise :class:`NotIndexedError` (saying what to run) unless ``version`` is
+        complete, or with ``partial`` at least searchable lexically."""
+        available = self.searchable_versions() if partial else self.versions()
         if version in available:
             return
         held = ", ".join(available) if available else "none yet"
         profile = "" if self.spec.name == DEFAULT_PROFILE else f" --profile {self.spec.name}"
         started = [i for i in self.version_infos() if i.version == version and not i.complete]
-        if started:
+        if started and started[0].lexical:
+            message = (
+                f"Next.js {version} is searchable lexically while its dense vectors are "
+                f"added ({started[0].stage}); this needs it indexed completely. Finish it "
+                f"with `raggin-lsp index {version}{profile}`; what was stored is reused."
+            )
+        elif started:
             message = (
                 f"Indexing Next.js {version} for the '{self.spec.name}' profile was started "
                 f"but not finished (indexed versions: {held}). Finish it with "
@@ -219,9 +247,10 @@ class DocsIndex:
                 )
             return stats
 
-    def payloads_of(self, version: str) -> list[Mapping[str, Any]]:
-        """The payload of every stored section of a complete ``version`` (no vectors)."""
-        self.require_version(version)
+    def payloads_of(self, version: str, *, partial: bool = False) -> list[Mapping[str, Any]]:
+        """The payload of every stored section of a complete ``version`` (no vectors);
+        with ``partial`` also of a version searchable lexically (its payloads are final)."""
+        self.require_version(version, partial=partial)
         with self._read_lock:
             points = self._backend.read().points
             if points is None:
@@ -274,12 +303,23 @@ class DocsIndex:
         progress: ProgressSink | None = None,
         should_stop: StopCheck | None = None,
         batch_size: int = 16,
+        publish_seconds: float = PUBLISH_SECONDS,
+        dense_gate: DenseGate | None = None,
     ) -> IndexReport:
-        """Store ``sections`` as ``version``; embeds only sections not stored yet.
+        """Store ``sections`` as ``version``; embeds only what is not stored yet.
 
-        The version becomes searchable only when every section is stored. With
-        ``should_stop`` returning true the job stops between batches and raises
-        :class:`IndexInterrupted`; what was stored is kept for the next run.
+        With a profile whose sparse vectors need no neural model
+        (:class:`~raggin_lsp.embed.base.LexicalEmbedder`) the job runs in two passes: every
+        section is stored with its sparse vector and the version becomes searchable
+        lexically (``VersionInfo.lexical``) within seconds; dense vectors then follow,
+        most valuable pages first (:mod:`raggin_lsp.corpus.reading_order`), published
+        every ``publish_seconds`` so that searches take them in as they arrive. With other
+        profiles the version becomes searchable only when every section is stored.
+
+        With ``should_stop`` returning true the job stops between batches and raises
+        :class:`IndexInterrupted`; what was stored is kept for the next run, which
+        computes no stored vector again. ``dense_gate`` is called before each dense batch
+        and may block (tests hold the dense pass there).
         """
         if embedder.spec.fingerprint != self.spec.fingerprint:
             raise ProfileMismatchError(
@@ -288,31 +328,58 @@ class DocsIndex:
             )
         started = time.monotonic()
         unique = _unique_sections(sections)
+        total = len(unique)
+        lexical_first = isinstance(embedder, LexicalEmbedder)
         with self._backend.writing() as view:
-            _mark_started(view, version, len(unique))
+            entry = _mark_started(view, version, total)
             existing = view.points.versions_of(list(unique))
             _attach(view, version, existing)
-            reused = len(existing)
-            todo = [section for pid, section in unique.items() if pid not in existing]
-            tracker = _Tracker(version, len(unique), reused, started, progress)
+            new = [(pid, section) for pid, section in unique.items() if pid not in existing]
+            stored = set(existing)
+            if lexical_first and not entry.lexical:
+                assert isinstance(embedder, LexicalEmbedder)
+                tracker = _Tracker(version, total, len(existing), started, progress, "lexical")
+                tracker.report(0)
+                for start in range(0, len(new), _LEXICAL_BATCH):
+                    _stop_if_asked(should_stop, version, tracker, total, lexical=False)
+                    chunk = new[start : start + _LEXICAL_BATCH]
+                    # Durable through Edge's write-ahead log; one checkpoint at the end.
+                    view.points.upsert(_lexical_points(chunk, version, embedder))
+                    stored.update(pid for pid, _section in chunk)
+                    tracker.report(len(chunk))
+                _detach_stale(view, version, set(unique))
+                view.checkpoint()
+            lacking = set(view.points.lacking(version, TEXT)) & set(unique)
+            todo = value_order(
+                [s for pid, s in unique.items() if pid in lacking or pid not in stored]
+            )
+            tracker = _Tracker(version, total, total - len(todo), started, progress, "dense")
+            tracker.searchable = lexical_first
+            if lexical_first:
+                _put_lexical(view, version, total, tracker.done, entry.started_at)
+                view.publish()
             tracker.report(0)
+            published = time.monotonic()
             for start in range(0, len(todo), max(1, batch_size)):
-                if should_stop is not None and should_stop():
-                    raise IndexInterrupted(
-                        f"Indexing Next.js {version} was stopped after {tracker.done} of "
-                        f"{len(unique)} sections. Nothing is lost: run `raggin-lsp index "
-                        f"{version}` again to finish it."
-                    )
+                _stop_if_asked(should_stop, version, tracker, total, lexical=lexical_first)
+                if dense_gate is not None:
+                    dense_gate()
                 batch = todo[start : start + batch_size]
-                view.points.upsert(_embed(batch, version, embedder))
+                points = _embed(batch, version, embedder)
+                view.points.set_vectors([p for p in points if p.id in stored])
+                view.points.upsert([p for p in points if p.id not in stored])
                 view.checkpoint()
                 tracker.report(len(batch))
+                if lexical_first and time.monotonic() - published >= publish_seconds:
+                    _put_lexical(view, version, total, tracker.done, entry.started_at)
+                    view.publish()
+                    published = time.monotonic()
             _finish(view, version, set(unique))
         return IndexReport(
             version=version,
-            sections_total=len(unique),
+            sections_total=total,
             embedded=len(todo),
-            reused=reused,
+            reused=total - len(todo),
             seconds=time.monotonic() - started,
         )
 
@@ -445,10 +512,46 @@ class DocsIndex:
 # --------------------------------------------------------------------- job steps
 
 
-def _mark_started(view: WriteView, version: str, sections: int) -> None:
+def _mark_started(view: WriteView, version: str, sections: int) -> VersionInfo:
+    """List ``version`` as started (keeping what an earlier run reached); its entry."""
     previous = view.entry(version)
     if previous is None or not previous.complete:
-        view.put_entry(version, complete=False, sections=sections, started_at=time.time())
+        lexical = previous is not None and previous.lexical and previous.sections == sections
+        view.put_entry(
+            version,
+            complete=False,
+            sections=sections,
+            started_at=previous.started_at if lexical and previous else time.time(),
+            lexical=lexical,
+            dense=previous.dense if lexical and previous else 0,
+        )
+    entry = view.entry(version)
+    assert entry is not None
+    return entry
+
+
+def _put_lexical(view: WriteView, version: str, sections: int, dense: int, since: float) -> None:
+    view.put_entry(
+        version, complete=False, sections=sections, started_at=since, lexical=True, dense=dense
+    )
+
+
+def _stop_if_asked(
+    should_stop: StopCheck | None, version: str, tracker: "_Tracker", total: int, *, lexical: bool
+) -> None:
+    if should_stop is None or not should_stop():
+        return
+    if lexical:
+        raise IndexInterrupted(
+            f"Indexing Next.js {version} was stopped with its dense vectors "
+            f"{100 * tracker.done // max(1, total)}% done; it is searchable lexically "
+            f"meanwhile. Nothing is lost: run `raggin-lsp index {version}` again to finish it."
+        )
+    raise IndexInterrupted(
+        f"Indexing Next.js {version} was stopped after {tracker.done} of "
+        f"{total} sections. Nothing is lost: run `raggin-lsp index "
+        f"{version}` again to finish it."
+    )
 
 
 def _attach(view: WriteView, version: str, stored: dict[str, list[str]]) -> None:
@@ -472,14 +575,19 @@ def _detach(view: WriteView, version: str, stored: dict[str, list[str]]) -> int:
     return len(orphans)
 
 
-def _finish(view: WriteView, version: str, ids: set[str]) -> None:
-    """Drop the version from sections it no longer has, then list it as complete."""
+def _detach_stale(view: WriteView, version: str, ids: set[str]) -> None:
+    """Drop the version from the stored sections it no longer has."""
     stale = {
         p.id: list(p.payload.get("versions", []))
         for p in view.points.with_version(version)
         if p.id not in ids
     }
     _detach(view, version, stale)
+
+
+def _finish(view: WriteView, version: str, ids: set[str]) -> None:
+    """Drop the version from sections it no longer has, then list it as complete."""
+    _detach_stale(view, version, ids)
     previous = view.entry(version)
     view.put_entry(
         version,
@@ -493,9 +601,17 @@ class _Tracker:
     """Turns batch completions into :class:`IndexProgress` with an ETA from the embed rate."""
 
     def __init__(
-        self, version: str, total: int, reused: int, started: float, sink: ProgressSink | None
+        self,
+        version: str,
+        total: int,
+        reused: int,
+        started: float,
+        sink: ProgressSink | None,
+        phase: IndexPhase = "dense",
     ) -> None:
         self.version, self.total, self.reused = version, total, reused
+        self.phase: IndexPhase = phase
+        self.searchable = False
         self.embedded = 0
         self.started = started
         self.sink = sink
@@ -524,6 +640,8 @@ class _Tracker:
                 reused=self.reused,
                 elapsed_seconds=now - self.started,
                 eta_seconds=eta,
+                phase=self.phase,
+                searchable=self.searchable,
             )
         )
 
@@ -550,6 +668,21 @@ def _embed(batch: Sequence[Section], version: str, embedder: Embedder) -> list[S
             payload=section_payload(section, [version]),
         )
         for section, (start, count) in zip(batch, spans, strict=True)
+    ]
+
+
+def _lexical_points(
+    batch: Sequence[tuple[str, Section]], version: str, embedder: LexicalEmbedder
+) -> list[StoredPoint]:
+    """Sections (with their point ids) with their sparse vector only: no neural model."""
+    sparse = embedder.embed_sparse([section.embedding_text() for _pid, section in batch])
+    return [
+        StoredPoint(
+            id=pid,
+            vectors={SPARSE: vector} if vector.indices else {},
+            payload=section_payload(section, [version]),
+        )
+        for (pid, section), vector in zip(batch, sparse, strict=True)
     ]
 
 

@@ -50,6 +50,8 @@ def put(
     complete: bool,
     sections: int,
     started_at: float,
+    lexical: bool = False,
+    dense: int = 0,
 ) -> None:
     payload: dict[str, Any] = {
         "collection": collection,
@@ -60,6 +62,8 @@ def put(
         "fingerprint": spec.fingerprint,
         "started_at": started_at,
         "completed_at": time.time() if complete else None,
+        "lexical": lexical,
+        "dense": sections if complete else dense,
     }
     client.upsert(
         MANIFEST_COLLECTION,
@@ -106,13 +110,16 @@ def entries(client: QdrantClient, collection: str | None = None) -> list[Version
 
 def _info(payload: dict[str, Any]) -> VersionInfo:
     completed = payload.get("completed_at")
+    complete_ = bool(payload.get("complete", False))
     return VersionInfo(
         version=str(payload.get("version", "")),
-        complete=bool(payload.get("complete", False)),
+        complete=complete_,
         sections=int(payload.get("sections", 0)),
         profile=str(payload.get("profile", "")),
         fingerprint=str(payload.get("fingerprint", "")),
         started_at=float(payload.get("started_at", 0.0)),
         completed_at=float(completed) if completed is not None else None,
         collection=str(payload.get("collection", "")),
+        lexical=bool(payload.get("lexical", False)),
+        dense=int(payload.get("dense", payload.get("sections", 0) if complete_ else 0)),
     )

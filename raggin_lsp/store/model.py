@@ -1,6 +1,7 @@
 """What the index reports: progress, the outcome of a write job, statistics, and its errors."""
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from raggin_lsp.errors import RagginError
 
@@ -33,15 +34,23 @@ class ExportVersionError(RagginError):
     """An export holds another Next.js version than the one asked for."""
 
 
+# The two passes of an index job: "lexical" stores every section with its sparse (BM25)
+# vector only, which needs no neural model and makes the version searchable within
+# seconds; "dense" then adds the dense vectors, most valuable pages first.
+IndexPhase = Literal["lexical", "dense"]
+
+
 @dataclass(frozen=True)
 class IndexProgress:
     version: str
-    done: int  # sections handled (embedded or reused)
+    done: int  # sections handled in this phase (stored, or already stored before)
     total: int
     embedded: int
     reused: int
     elapsed_seconds: float
     eta_seconds: float | None  # None until there is a rate to extrapolate from
+    phase: IndexPhase = "dense"
+    searchable: bool = False  # the version answers searches already (lexically at least)
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,28 @@ class VersionInfo:
     started_at: float
     completed_at: float | None
     collection: str = ""
+    lexical: bool = False  # every section stored with its sparse vector: searchable lexically
+    dense: int = 0  # sections holding their dense vectors so far
+
+    @property
+    def searchable(self) -> bool:
+        return self.complete or self.lexical
+
+    @property
+    def dense_percent(self) -> int:
+        if self.complete:
+            return 100
+        return min(100, 100 * self.dense // self.sections) if self.sections else 0
+
+    @property
+    def stage(self) -> str:
+        """How searches of this version are answered, as a person reads it:
+        ``hybrid``, ``lexical only, dense 40%`` or ``not searchable yet``."""
+        if self.complete:
+            return "hybrid"
+        if self.lexical:
+            return f"lexical only, dense {self.dense_percent}%"
+        return "not searchable yet"
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,18 @@ class ServerCollection:
                 wait=True,
             )
 
+    def set_vectors(self, points: Sequence[StoredPoint]) -> None:
+        """Add or replace the named vectors of stored points (payload and others kept)."""
+        if points:
+            self.client.update_vectors(
+                self.collection,
+                points=[
+                    models.PointVectors(id=point.id, vector=_qdrant_vectors(point.vectors))
+                    for point in points
+                ],
+                wait=True,
+            )
+
     def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
         for start in range(0, len(ids), _PAGE):
             self.client.set_payload(
@@ -111,11 +123,42 @@ class ServerCollection:
 
     # ----------------------------------------------------------------- reading
 
-    def count(self, version: str | None = None) -> int:
+    def count(self, version: str | None = None, *, having: str | None = None) -> int:
+        """Points (of ``version``; holding the named vector ``having``) stored."""
         if not self.exists():
             return 0
-        query_filter = qdrant_filter(version, None, None) if version is not None else None
+        must: list[models.Condition] = []
+        if version is not None:
+            must.append(
+                models.FieldCondition(key="versions", match=models.MatchValue(value=version))
+            )
+        if having is not None:
+            must.append(models.HasVectorCondition(has_vector=having))
+        query_filter = models.Filter(must=must) if must else None
         return self.client.count(self.collection, count_filter=query_filter, exact=True).count
+
+    def lacking(self, version: str, name: str) -> list[str]:
+        """Ids of ``version``'s points that have no ``name`` vector yet."""
+        if not self.exists():
+            return []
+        query_filter = models.Filter(
+            must=[models.FieldCondition(key="versions", match=models.MatchValue(value=version))],
+            must_not=[models.HasVectorCondition(has_vector=name)],
+        )
+        found: list[str] = []
+        offset: models.ExtendedPointId | None = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection,
+                scroll_filter=query_filter,
+                limit=_SCROLL_PAGE,
+                offset=offset,
+                with_payload=False,
+                with_vectors=False,
+            )
+            found.extend(str(record.id) for record in records)
+            if offset is None:
+                return found
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
@@ -226,7 +269,16 @@ class _ServerWriteView:
                 return info
         return None
 
-    def put_entry(self, version: str, *, complete: bool, sections: int, started_at: float) -> None:
+    def put_entry(
+        self,
+        version: str,
+        *,
+        complete: bool,
+        sections: int,
+        started_at: float,
+        lexical: bool = False,
+        dense: int = 0,
+    ) -> None:
         manifest.put(
             self._backend.client,
             self._backend.collection,
@@ -235,6 +287,8 @@ class _ServerWriteView:
             complete=complete,
             sections=sections,
             started_at=started_at,
+            lexical=lexical,
+            dense=dense,
         )
 
     def delete_entry(self, version: str) -> None:
@@ -242,6 +296,9 @@ class _ServerWriteView:
 
     def checkpoint(self) -> None:
         """Every server write waited for its acknowledgement already."""
+
+    def publish(self) -> None:
+        """Searches see every acknowledged write already."""
 
 
 class ServerBackend:

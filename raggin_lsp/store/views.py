@@ -33,10 +33,19 @@ class WriteView(Protocol):
 
     def entry(self, version: str) -> VersionInfo | None: ...
     def put_entry(
-        self, version: str, *, complete: bool, sections: int, started_at: float
+        self,
+        version: str,
+        *,
+        complete: bool,
+        sections: int,
+        started_at: float,
+        lexical: bool = False,
+        dense: int = 0,
     ) -> None: ...
     def delete_entry(self, version: str) -> None: ...
     def checkpoint(self) -> None: ...
+    def publish(self) -> None:
+        """Make what was written so far visible to searches (the job goes on)."""
 
 
 class Backend(Protocol):

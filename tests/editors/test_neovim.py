@@ -132,6 +132,17 @@ def test_version_request_reports_the_project_version(
     assert editor_setup.version in versions["indexed"]
 
 
+def test_ragginstatus_shows_each_version_and_how_it_is_searched(
+    neovim_run: dict[str, dict[str, Any]], editor_setup: EditorSetup
+) -> None:
+    line = neovim_run["status"]["line"]
+    assert line.startswith("Next.js docs: ")
+    assert f"{editor_setup.version} (hybrid)" in line
+    assert neovim_run["status"]["while_indexing"] == (
+        "Next.js docs: 16.2.0 (hybrid), 16.4.6 (lexical only, dense 40%)"
+    )
+
+
 def test_deprecated_api_gets_a_published_diagnostic(neovim_run: dict[str, dict[str, Any]]) -> None:
     shown = neovim_run["diagnostic"]
     assert shown["line"] == "import Image from 'next/legacy/image'"

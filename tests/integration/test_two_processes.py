@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.retrieve.search import search
 from raggin_lsp.store import DocsIndex, IndexProgress, StoreSettings
-from tests.unit.store_doubles import HashingTestEmbedder, corpus
+from tests.unit.store_doubles import HashingTestEmbedder, LexicalHashingTestEmbedder, corpus
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="uses SIGKILL")
@@ -274,3 +275,75 @@ def test_three_searchers_and_an_indexer_with_kill_9_at_random_points(tmp_path: P
         assert index.versions() == ["16.2.0", "16.4.6"]
         (stats,) = index.stats()
         assert stats.points == 12  # 6 sections per version, every one changed in 16.4.6
+
+
+LEXICAL_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from dataclasses import replace
+    from pathlib import Path
+    from raggin_lsp.store import DocsIndex, StoreSettings
+    from tests.unit.store_doubles import LexicalHashingTestEmbedder, corpus
+
+    class Slow(LexicalHashingTestEmbedder):
+        def embed_documents(self, texts, *, progress=None):
+            time.sleep(0.3)
+            return super().embed_documents(texts, progress=progress)
+
+    folder = Path(sys.argv[1])
+    embedder = Slow()
+    sections = [replace(s, text=s.text + " in 16.4.6") for s in corpus("16.4.6")]
+    with DocsIndex.open(StoreSettings(path=folder), embedder.spec) as index:
+        index.index_version(
+            "16.4.6", sections, embedder, batch_size=1, publish_seconds=0.0,
+            progress=lambda p: print("progress", p.phase, p.embedded, flush=True),
+        )
+    print("finished", flush=True)
+    """
+)
+
+
+def test_a_writer_killed_in_the_dense_pass_leaves_the_version_searchable_and_resumable(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "qdrant"
+    embedder = LexicalHashingTestEmbedder()
+    settings = StoreSettings(path=folder)
+    with DocsIndex.open(settings, embedder.spec) as index:
+        index.index_version("16.2.0", corpus("16.2.0"), embedder)
+
+    writer = _spawn(LEXICAL_WRITER, str(folder))
+    try:
+        assert writer.stdout is not None
+        for line in writer.stdout:
+            if line.split() == ["progress", "dense", "2"]:
+                break
+        else:
+            pytest.fail(f"the writer ended early: {writer.communicate()[1]}")
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert writer.returncode == -signal.SIGKILL
+
+    changed = [replace(s, text=s.text + " in 16.4.6") for s in corpus("16.4.6")]
+    with DocsIndex.open(settings, embedder.spec) as index:
+        assert index.versions() == ["16.2.0"]
+        info = index.version_info("16.4.6")
+        assert info is not None
+        assert info.stage.startswith("lexical only, dense ")
+        assert info.dense >= 1
+        with pytest.raises(NotIndexedError, match=r"raggin-lsp index 16\.4\.6"):
+            index.require_version("16.4.6")
+        hit = search(index, embedder, "route group", "16.4.6", top_k=1)[0]
+        assert hit.text.endswith("in 16.4.6")
+
+        sparse_before = len(embedder.sparse_texts)
+        report = index.index_version("16.4.6", changed, embedder)
+
+        assert len(embedder.sparse_texts) == sparse_before  # no lexical pass again
+        assert report.reused >= 2  # dense vectors stored before the kill
+        assert report.embedded == 6 - report.reused
+        assert index.versions() == ["16.2.0", "16.4.6"]

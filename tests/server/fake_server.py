@@ -99,6 +99,12 @@ class FakeAssistant:
     def indexed_versions(self) -> list[str]:
         return sorted(self.indexed)
 
+    def index_stages(self) -> dict[str, str]:
+        return dict.fromkeys(sorted(self.indexed), "hybrid")
+
+    def index_stage(self, version: str) -> str:
+        return "hybrid" if version in self.indexed else "not indexed"
+
     def known_versions(self) -> list[str]:
         return list(RELEASES)
 
@@ -119,6 +125,7 @@ class FakeAssistant:
         workspace: Path | None = None,
         progress: Callable[[IndexStage], None] | None = None,
         should_stop: Callable[[], bool] | None = None,
+        dense_gate: Callable[[], None] | None = None,
     ) -> dict[str, Any]:
         for batch in range(SCRIPT.index_batches):
             if should_stop and should_stop():

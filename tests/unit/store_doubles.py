@@ -138,3 +138,54 @@ def corpus(version: str) -> list[Section]:
             router="community",
         ),
     ]
+
+
+class LexicalHashingTestEmbedder(HashingTestEmbedder):
+    """Like :class:`HashingTestEmbedder`, with sparse vectors on their own (the light
+    profile's BM25 needs no neural model): the index stores a version lexically first."""
+
+    def __init__(self) -> None:
+        super().__init__(name="test-lexical", fingerprint="feedc0de0002")
+        self.sparse_texts: list[str] = []
+
+    def embed_sparse(self, texts: Sequence[str]) -> list[SparseVector]:
+        self.sparse_texts.extend(texts)
+        return [self._embed(text).sparse for text in texts]
+
+
+def docs_tree_corpus(version: str) -> list[Section]:
+    """Sections laid out as in the real docs tree (numbered folders, an API reference)."""
+
+    def at(source: str, heading: str, text: str) -> Section:
+        parts = [
+            part.split("-", 1)[1] if part[:2].isdigit() else part for part in source.split("/")
+        ]
+        url = "/docs/" + "/".join(parts).removesuffix(".md")
+        router = "pages" if source.startswith("02-pages") else "app"
+        return Section(
+            version=version,
+            source_path=source,
+            url_path=url,
+            anchor=heading.lower().replace(" ", "-"),
+            heading_path=(parts[-1].removesuffix(".md"), heading),
+            text=text,
+            router=router,  # type: ignore[arg-type]
+        )
+
+    return [
+        at("02-pages/02-guides/forms.md", "Forms", "handle form submissions in api routes"),
+        at("01-app/02-guides/caching.md", "Caching", "cache fetch requests and revalidate data"),
+        at("01-app/01-getting-started/02-project.md", "Layout", "folders define route segments"),
+        at("01-app/01-getting-started/01-install.md", "Install", "create next app installs next"),
+        at(
+            "01-app/03-api-reference/04-functions/revalidate-path.md",
+            "revalidatePath",
+            "revalidatePath purges cached data for a path on demand",
+        ),
+        at(
+            "01-app/03-api-reference/03-file-conventions/route.md",
+            "route.js",
+            "route handlers respond to requests with a web response",
+        ),
+        at("02-pages/04-api-reference/next-config.md", "config", "next config options"),
+    ]

@@ -127,3 +127,16 @@ def test_only_a_broken_stage_fails_the_bench(reason: str, failed: bool) -> None:
     report = _report()
     report.add(Row.unavailable(LIGHT, "hover", "ms", reason))
     assert report.failed is failed
+
+
+def test_seconds_until_searchable_stops_the_job_after_the_lexical_pass() -> None:
+    from bench.pipeline import seconds_until_searchable
+    from tests.unit.store_doubles import LexicalHashingTestEmbedder, docs_tree_corpus
+
+    embedder = LexicalHashingTestEmbedder()
+
+    seconds = seconds_until_searchable(docs_tree_corpus("16.4.6"), "16.4.6", embedder)
+
+    assert seconds > 0
+    assert len(embedder.sparse_texts) == 7  # every section stored lexically
+    assert embedder.embedded_texts == []  # no dense vector computed

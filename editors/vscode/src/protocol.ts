@@ -57,9 +57,17 @@ export interface SearchResult {
   score: number;
 }
 
+export interface VersionStage {
+  version: string;
+  /** How searches of the version are answered while it is indexed: "lexical only, dense 40%". */
+  stage: string;
+}
+
 export interface VersionsResult {
   known: string[];
   indexed: string[];
+  /** Versions searchable before they are complete (their dense vectors are being added). */
+  stages?: VersionStage[];
   latest: string | null;
   selected: string | null;
   selectedBecause: string;

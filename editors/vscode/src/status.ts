@@ -2,10 +2,15 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { VersionsRequest } from './protocol';
+import { versionLabel } from './statusText';
+
+// While a version is searched before its dense vectors are in, how often to ask again.
+const STAGE_REFRESH_MS = 5000;
 
 export class VersionStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   private generation = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly client: () => LanguageClient | undefined) {
     this.item.command = 'raggin.pickVersion';
@@ -30,14 +35,18 @@ export class VersionStatus implements vscode.Disposable {
         return;
       }
       const version = versions.selected;
-      const indexed = version !== null && versions.indexed.includes(version);
-      this.item.text = `${indexed ? '$(book)' : '$(warning)'} Next.js ${version ?? '?'}`;
+      const label = versionLabel(versions);
+      this.item.text = label.text;
       const lines = [
         version ? `RAGGIN answers from the Next.js ${version} docs (${versions.selectedBecause}).` : 'No Next.js version found for this document.',
-        indexed || !version ? '' : 'This version is not indexed yet: run "RAGGIN: Index version".',
+        label.stage ? `Searched ${label.stage} while its dense vectors are being added.` : '',
+        label.searchable || !version ? '' : 'This version is not indexed yet: run "RAGGIN: Index version".',
         'Click to choose another version.',
       ];
       this.item.tooltip = lines.filter(Boolean).join('\n');
+      if (label.stage) {
+        this.refreshSoon(); // the stage changes as the dense vectors arrive
+      }
     } catch (error) {
       if (generation === this.generation) {
         this.item.text = '$(error) Next.js';
@@ -46,7 +55,19 @@ export class VersionStatus implements vscode.Disposable {
     }
   }
 
+  private refreshSoon(): void {
+    if (this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.refresh();
+      }, STAGE_REFRESH_MS);
+    }
+  }
+
   dispose(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+    }
     this.item.dispose();
   }
 }

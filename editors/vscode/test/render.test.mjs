@@ -24,6 +24,7 @@ async function load(entry) {
 
 const { renderAnswer } = await load('render.ts');
 const { Conversation } = await load('conversation.ts');
+const { versionLabel } = await load('statusText.ts');
 const citations = [
   { n: 1, url: 'https://nextjs.org/docs/app/api-reference/functions/revalidatePath', title: 'revalidatePath', version: '16.2.0' },
   { n: 2, url: 'javascript:alert(1)', title: 'evil', version: '16.2.0' },
@@ -64,5 +65,22 @@ describe('Conversation', () => {
     conversation.start('Still streaming');
     assert.deepEqual(conversation.history(), [{ question: 'How do I revalidate?', answer: 'Use it [1].' }]);
     assert.equal(conversation.busy, true);
+  });
+});
+
+describe('versionLabel', () => {
+  const versions = { known: [], indexed: ['16.2.0'], latest: null, selectedBecause: 'package.json', router: null, override: null };
+
+  test('shows the stage of a version searched lexically while its dense vectors are added', () => {
+    const label = versionLabel({ ...versions, selected: '16.4.6', stages: [{ version: '16.4.6', stage: 'lexical only, dense 40%' }] });
+    assert.equal(label.text, '$(sync~spin) Next.js 16.4.6 (lexical only, dense 40%)');
+    assert.equal(label.searchable, true);
+  });
+
+  test('shows an indexed version plainly and an unindexed one with a warning', () => {
+    assert.equal(versionLabel({ ...versions, selected: '16.2.0', stages: [] }).text, '$(book) Next.js 16.2.0');
+    const missing = versionLabel({ ...versions, selected: '16.4.6' });
+    assert.equal(missing.text, '$(warning) Next.js 16.4.6');
+    assert.equal(missing.searchable, false);
   });
 });

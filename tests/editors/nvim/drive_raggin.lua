@@ -117,6 +117,14 @@ local ok, failure = pcall(function()
   emit({ event = 'versions', selected = versions and versions.selected or vim.NIL,
     indexed = versions and versions.indexed or {} })
 
+  -- :RagginStatus's request and the line it shows.
+  local status
+  raggin.status({ bufnr = bufnr, on_done = function(result) status = result end })
+  vim.wait(TIMEOUT, function() return status ~= nil end, 20)
+  emit({ event = 'status', line = status and raggin.status_line(status.loading or {}) or vim.NIL,
+    while_indexing = raggin.status_line({ indexedVersions = { '16.2.0' },
+      indexStages = { { version = '16.4.6', stage = 'lexical only, dense 40%' } } }) })
+
   -- A deprecated API: Neovim 0.7 cannot pull diagnostics, so the server publishes them;
   -- the quick fix is chosen from `vim.lsp.buf.code_action()`'s menu as a user would, and
   -- once applied (the edit goes back to the server as didChange) the diagnostic is gone.

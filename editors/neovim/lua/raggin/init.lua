@@ -247,6 +247,41 @@ function M.version(opts)
   end, bufnr)
 end
 
+--- The searchable versions and how each is searched, one line: "16.2.0 (hybrid), 16.4.6
+--- (lexical only, dense 40%)" (a version whose dense vectors are still being added).
+function M.status_line(loading)
+  local parts = {}
+  for _, version in ipairs(loading.indexedVersions or {}) do
+    table.insert(parts, version .. ' (hybrid)')
+  end
+  for _, item in ipairs(loading.indexStages or {}) do
+    table.insert(parts, item.version .. ' (' .. item.stage .. ')')
+  end
+  if #parts == 0 then
+    return 'no Next.js docs indexed yet'
+  end
+  return 'Next.js docs: ' .. table.concat(parts, ', ')
+end
+
+--- :RagginStatus: the indexed versions and the stage of those still being indexed.
+function M.status(opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local client = opts.client or M.client(bufnr)
+  if not client then
+    return nil
+  end
+  return compat.request(client, 'raggin/status', vim.NIL, function(err, result)
+    if opts.on_done then
+      opts.on_done(result, err)
+    elseif err then
+      notify(err.message, vim.log.levels.ERROR)
+    else
+      notify(M.status_line(result.loading or {}))
+    end
+  end, bufnr)
+end
+
 local function create_commands()
   local command = vim.api.nvim_create_user_command
   command('RagginAsk', function(args)
@@ -273,6 +308,9 @@ local function create_commands()
   command('RagginVersion', function(args)
     M.version({ version = args.args })
   end, { nargs = '?', desc = 'Show or select (auto, 16.2.0, ...) the Next.js docs version' })
+  command('RagginStatus', function()
+    M.status()
+  end, { desc = 'Show the indexed Next.js docs versions and how each is searched' })
   command('RagginNew', function()
     answer.clear()
   end, { desc = 'Start a new raggin conversation' })
