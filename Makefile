@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export RAGGIN_CACHE_DIR ?= $(HOME)/.cache/raggin
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-fast lint wheel-check bench eval versions-snapshot clean
+.PHONY: help install demo test test-fast lint docs wheel-check bench eval versions-snapshot clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -30,9 +30,12 @@ test-fast: $(STAMP) ## Unit tests only (no network, no whole-version embedding)
 	$(BIN)/python -m pytest -ra -m "not network and not slow"
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check raggin_lsp bench tests
-	$(BIN)/ruff format --check raggin_lsp bench tests
+	$(BIN)/ruff check raggin_lsp bench tests tools
+	$(BIN)/ruff format --check raggin_lsp bench tests tools
 	$(BIN)/mypy
+
+docs: $(STAMP) ## Regenerate the settings table of docs/protocol.md from raggin_lsp.settings.SETTINGS
+	$(BIN)/python -m tools.settings_docs
 
 # A fresh venv outside the checkout, so the installed command cannot import the source tree.
 WHEEL_VENV ?= /tmp/raggin-wheel-venv

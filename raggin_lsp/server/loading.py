@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from raggin_lsp.assistant import Assistant, AssistantConfig, IndexStage
     from raggin_lsp.corpus.versions import Catalog
     from raggin_lsp.server.server import RagginServer
+    from raggin_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +130,9 @@ class Loader:
 
     async def reconfigure(self) -> None:
         """Reload when a setting the Assistant was built with changed."""
-        config = self._server.settings.assistant_config()
-        if self.config is None or config == self.config or self.state == "idle":
+        if self.config is None or self.state == "idle":
+            return
+        if _assistant_config(self._server.settings) == self.config:
             return
         if self._load_task is not None and not self._load_task.done():
             await asyncio.wait([self._load_task])
@@ -154,7 +156,7 @@ class Loader:
         try:
             async with WorkDone(self._server, LOAD_TITLE, message="Starting") as work:
                 report = _thread_reporter(loop, work.report)
-                self.config = self._server.settings.assistant_config()
+                self.config = _assistant_config(self._server.settings)
                 self.model.profile = self.config.profile
                 assistant = await asyncio.to_thread(self._open, self.config, report)
                 self.indexed = await asyncio.to_thread(assistant.indexed_versions)
@@ -390,6 +392,13 @@ class Loader:
             "latest": self.latest,
             "model": self.model.to_json(),
         }
+
+
+def _assistant_config(settings: "Settings") -> "AssistantConfig":
+    """The pipeline's share of the settings (the pipeline is imported on first use)."""
+    from raggin_lsp.assistant import AssistantConfig
+
+    return AssistantConfig.from_settings(settings)
 
 
 def _load_catalog() -> "Catalog | None":
