@@ -265,7 +265,9 @@ async def test_a_missing_model_is_named_with_how_to_get_it(
 @pytest.mark.parametrize(
     ("params", "code", "fragment"),
     [
-        pytest.param({"question": ["x"]}, -32602, "question must be a string", id="wrong-type"),
+        pytest.param(
+            {"question": ["x"]}, -32602, "params.question: must be a string", id="wrong-type"
+        ),
         pytest.param(
             {"question": "q", "history": [{"question": 1}]}, -32602, "history[0]", id="history"
         ),
