@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 export RAGGIN_CACHE_DIR ?= $(HOME)/.cache/raggin
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-fast fuzz lint wheel-check bench eval versions-snapshot clean
+.PHONY: help install demo test test-fast fuzz lint docs wheel-check bench eval versions-snapshot clean
 
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -36,9 +36,12 @@ fuzz: $(STAMP) ## Long run of the JSON-RPC fuzzer against the real server (FUZZ_
 	RAGGIN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest -ra tests/e2e/test_fuzz_wire.py
 
 lint: $(STAMP) ## ruff and mypy
-	$(BIN)/ruff check raggin_lsp bench tests
-	$(BIN)/ruff format --check raggin_lsp bench tests
+	$(BIN)/ruff check raggin_lsp bench tests tools
+	$(BIN)/ruff format --check raggin_lsp bench tests tools
 	$(BIN)/mypy
+
+docs: $(STAMP) ## Regenerate the settings table of docs/protocol.md from raggin_lsp.settings.SETTINGS
+	$(BIN)/python -m tools.settings_docs
 
 # A fresh venv outside the checkout, so the installed command cannot import the source tree.
 WHEEL_VENV ?= /tmp/raggin-wheel-venv

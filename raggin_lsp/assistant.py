@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from raggin_lsp.content_changes import ContentChanges, NotCompared, content_chan
 from raggin_lsp.corpus.apis import ApiCatalog
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
-from raggin_lsp.embed.catalog import get_profile_spec
+from raggin_lsp.embed.catalog import DEFAULT_PROFILE, get_profile_spec
 from raggin_lsp.errors import RagginError
 
 # The model types only: the Ollama client (half a second to import) loads on first use.
@@ -30,13 +30,13 @@ from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map, cached_docs_map
 from raggin_lsp.retrieve.model import Reranker, SearchResult
 from raggin_lsp.retrieve.pages import IndexedPage, pages_from_payloads
 from raggin_lsp.retrieve.search import search as search_index
-from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
-from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, DEFAULT_ONE_PER_PAGE
+from raggin_lsp.retrieve.stages import Stages
+from raggin_lsp.retrieve.strategies import DEFAULT_ONE_PER_PAGE
+from raggin_lsp.settings import SETTINGS, Settings
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexProgress, IndexReport
 from raggin_lsp.store.settings import StoreSettings
 
-DEFAULT_PROFILE = "bge-m3"
 # After Ollama failed to write a HyDE passage, searches go without one for this long.
 HYDE_RETRY_S = 60.0
 
@@ -62,23 +62,23 @@ class IndexStage:
 
 
 @dataclass(frozen=True)
-class AssistantConfig:
-    profile: str = DEFAULT_PROFILE
-    model_path: Path | None = None
-    qdrant_path: Path | None = None
-    qdrant_url: str | None = None
-    qdrant_api_key: str | None = None
+class AssistantConfig(Settings):
+    """What the pipeline needs: the settings (each declared once, in
+    :mod:`raggin_lsp.settings`) plus the layout of new collections on a Qdrant server,
+    which only the CLI sets. Server-only settings keep their defaults here, so changing
+    one never reloads the index."""
+
     shard_number: int = 1
     replication_factor: int = 1
-    ollama_host: str = GenerationSettings.host
-    model: str = GenerationSettings.model
-    generation: dict[str, Any] = field(default_factory=dict)  # temperature, num_ctx, top_p, ...
-    top_k: int = 5
-    fusion: str = DEFAULT_FUSION
-    stages: Stages = DEFAULT_STAGES
-    reranker: str = DEFAULT_RERANKER  # a fastembed cross-encoder's name or a local folder
-    history_turns: int = 3
-    auto_index: bool = True
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **extra: Any) -> "AssistantConfig":
+        values = {
+            setting.field_name: getattr(settings, setting.field_name)
+            for setting in SETTINGS
+            if not setting.server_only
+        }
+        return cls(**values, **extra)
 
     def store_settings(self) -> StoreSettings:
         return StoreSettings(
@@ -92,7 +92,7 @@ class AssistantConfig:
     def generation_settings(
         self, model: str | None = None, options: dict[str, Any] | None = None
     ) -> GenerationSettings:
-        merged = {**GenerationSettings().options, **self.generation, **(options or {})}
+        merged = {**GenerationSettings().options, **self.generation.options(), **(options or {})}
         return GenerationSettings(
             host=self.ollama_host,
             model=model or self.model,
@@ -332,7 +332,7 @@ class Assistant:
                 from raggin_lsp.retrieve.rerank import CrossEncoderReranker  # loads onnxruntime
 
                 try:
-                    self._reranker = CrossEncoderReranker(self.config.reranker)
+                    self._reranker = CrossEncoderReranker(self.config.reranker_model)
                 except RagginError as error:
                     self._reranker_error = error
                     raise

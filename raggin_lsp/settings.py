@@ -13,23 +13,21 @@ is returned so the server can tell the user, once.
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
+from raggin_lsp.embed.catalog import DEFAULT_PROFILE
+from raggin_lsp.generate.model import DEFAULT_HOST, DEFAULT_MODEL
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
-
-if TYPE_CHECKING:
-    from raggin_lsp.assistant import AssistantConfig
 
 SECTION = "raggin"
 WORKSPACE_FILE = ".raggin.yaml"
 FUSIONS = STRATEGIES
 ROUTERS = ("auto", "app", "pages")
-DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 _VERSION = re.compile(r"\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?")
 
 
@@ -46,135 +44,119 @@ class Generation:
         return {key: value for key, value in self.__dict__.items() if value is not None}
 
 
-@dataclass(frozen=True)
-class Settings:
-    next_version: str = "auto"  # "auto" (detect per document), "latest", or "16.2.0"
-    router: str = "auto"
-    profile: str = "bge-m3"
-    model_path: Path | None = None
-    qdrant_path: Path | None = None
-    qdrant_url: str | None = None
-    qdrant_api_key: str | None = None
-    ollama_host: str = DEFAULT_OLLAMA_HOST
-    model: str = "qwen2.5-coder:7b"
-    generation: Generation = field(default_factory=Generation)
-    top_k: int = 5
-    fusion: str = DEFAULT_FUSION
-    stages: Stages = DEFAULT_STAGES
-    reranker_model: str = DEFAULT_RERANKER
-    history_turns: int = 3
-    auto_index: bool = True
-    diagnostics: bool = True
-
-    def assistant_config(self) -> "AssistantConfig":
-        """What the pipeline needs (imported here so ``initialize`` stays fast)."""
-        from raggin_lsp.assistant import AssistantConfig
-
-        return AssistantConfig(
-            profile=self.profile,
-            model_path=self.model_path,
-            qdrant_path=self.qdrant_path,
-            qdrant_url=self.qdrant_url,
-            qdrant_api_key=self.qdrant_api_key,
-            ollama_host=self.ollama_host,
-            model=self.model,
-            generation=self.generation.options(),
-            top_k=self.top_k,
-            fusion=self.fusion,
-            stages=self.stages,
-            reranker=self.reranker_model,
-            history_turns=self.history_turns,
-            auto_index=self.auto_index,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The effective settings in the client's spelling (secrets are masked)."""
-        return {
-            setting.key: setting.shown(getattr(self, setting.field_name)) for setting in SETTINGS
-        }
-
-
 class Invalid(ValueError):
     """A value of the wrong type or out of range; the message says what was expected."""
 
 
-Check = Callable[[Any, Path | None], Any]
+@dataclass(frozen=True)
+class Check:
+    """How one setting's value is checked (``run`` returns it cleaned or raises
+    :class:`Invalid`), what the docs say it accepts, and the JSON schema it implies
+    (which the VS Code ``package.json`` contribution must agree with)."""
+
+    run: Callable[[Any, Path | None], Any]
+    accepts: str
+    schema: Mapping[str, Any]
+
+    def __call__(self, value: Any, base: Path | None) -> Any:
+        return self.run(value, base)
 
 
-def _text(value: Any, _base: Path | None) -> str:
+def _text_value(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise Invalid(f"expected a non-empty string, got {_shown(value)}")
     return value.strip()
 
 
-def _optional_text(value: Any, base: Path | None) -> str | None:
-    return None if value is None else _text(value, base)
+def _optional(check: Check, accepts: str) -> Check:
+    """``check``, or null (the setting's default: none)."""
+
+    def run(value: Any, base: Path | None) -> Any:
+        return None if value is None else check(value, base)
+
+    return Check(run, accepts, {**check.schema, "type": [check.schema["type"], "null"]})
 
 
-def _path(value: Any, base: Path | None) -> Path | None:
-    if value is None:
-        return None
-    path = Path(_text(value, base)).expanduser()
+_text = Check(lambda value, _base: _text_value(value), "string", {"type": "string"})
+
+
+def _resolved(value: Any, base: Path | None) -> Path:
+    path = Path(_text_value(value)).expanduser()
     if not path.is_absolute() and base is not None:
         path = base / path
     return path
 
 
-def _url(value: Any, base: Path | None) -> str:
-    text = _text(value, base)
+def _url_value(value: Any, _base: Path | None) -> str:
+    text = _text_value(value)
     if not re.match(r"https?://[^/\s]+", text):
         raise Invalid(f"expected an http:// or https:// address, got {_shown(value)}")
     return text.rstrip("/")
 
 
-def _optional_url(value: Any, base: Path | None) -> str | None:
-    return None if value is None else _url(value, base)
+_url = Check(_url_value, "`http(s)://` URL", {"type": "string"})
+_path = _optional(Check(_resolved, "path", {"type": "string"}), "path")
+_optional_text = _optional(_text, "string")
+_optional_url = _optional(_url, "`http(s)://` URL")
 
 
-def _version(value: Any, base: Path | None) -> str:
-    text = _text(value, base)
+def _version_value(value: Any, _base: Path | None) -> str:
+    text = _text_value(value)
     if text in ("auto", "latest") or _VERSION.fullmatch(text):
         return text
     raise Invalid(f'expected "auto", "latest" or an exact release such as "16.2.0", got {text!r}')
 
 
+_version = Check(
+    _version_value,
+    '`"auto"`, `"latest"` or a release such as `"16.2.0"`',
+    {"type": "string", "pattern": f"^(auto|latest|{_VERSION.pattern})$"},
+)
+
+
 def _choice(*choices: str) -> Check:
-    def check(value: Any, base: Path | None) -> str:
-        text = _text(value, base)
+    def run(value: Any, _base: Path | None) -> str:
+        text = _text_value(value)
         if text not in choices:
             raise Invalid(f"expected one of {', '.join(choices)}, got {text!r}")
         return text
 
-    return check
+    accepts = ", ".join(f'`"{choice}"`' for choice in choices)
+    return Check(run, accepts, {"type": "string", "enum": list(choices)})
 
 
 def _integer(low: int, high: int) -> Check:
-    def check(value: Any, _base: Path | None) -> int:
+    def run(value: Any, _base: Path | None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise Invalid(f"expected an integer, got {_shown(value)}")
         if not low <= value <= high:
             raise Invalid(f"expected an integer from {low} to {high}, got {value}")
         return value
 
-    return check
+    schema = {"type": "integer", "minimum": low, "maximum": high}
+    return Check(run, f"integer {low} to {high}", schema)
 
 
 def _number(low: float, high: float) -> Check:
-    def check(value: Any, _base: Path | None) -> float:
+    def run(value: Any, _base: Path | None) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise Invalid(f"expected a number, got {_shown(value)}")
         if not low <= value <= high:
             raise Invalid(f"expected a number from {low:g} to {high:g}, got {value}")
         return float(value)
 
-    return check
+    return Check(
+        run, f"number {low:g} to {high:g}", {"type": "number", "minimum": low, "maximum": high}
+    )
 
 
-def _boolean(value: Any, _base: Path | None) -> bool:
+def _boolean_value(value: Any, _base: Path | None) -> bool:
     if not isinstance(value, bool):
         raise Invalid(f"expected true or false, got {_shown(value)}")
     return value
 
+
+_boolean = Check(_boolean_value, "boolean", {"type": "boolean"})
 
 _GENERATION: dict[str, Check] = {
     "temperature": _number(0.0, 2.0),
@@ -184,7 +166,7 @@ _GENERATION: dict[str, Check] = {
 }
 
 
-def _generation(value: Any, base: Path | None) -> Generation:
+def _generation_value(value: Any, base: Path | None) -> Generation:
     if not isinstance(value, Mapping):
         raise Invalid(f"expected an object with {', '.join(_GENERATION)}, got {_shown(value)}")
     unknown = sorted(set(value) - set(_GENERATION))
@@ -201,6 +183,17 @@ def _generation(value: Any, base: Path | None) -> Generation:
     return Generation(**checked)
 
 
+_generation = Check(
+    _generation_value,
+    "{" + ", ".join(f"`{key}` {check.accepts}" for key, check in _GENERATION.items()) + "}",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {key: check.schema for key, check in _GENERATION.items()},
+    },
+)
+
+
 def stage_key(name: str) -> str:
     """``api_routing`` -> ``apiRouting``: the client's spelling of a stage."""
     head, *rest = name.split("_")
@@ -211,7 +204,7 @@ def stages_to_json(stages: Stages) -> dict[str, bool]:
     return {stage_key(name): getattr(stages, name) for name in Stages.names()}
 
 
-def _stages(value: Any, _base: Path | None) -> Stages:
+def _stages_value(value: Any, _base: Path | None) -> Stages:
     """``{"apiRouting": false}``: stages not named keep their defaults."""
     if not isinstance(value, Mapping):
         raise Invalid(f"expected an object of stage: true/false, got {_shown(value)}")
@@ -227,6 +220,17 @@ def _stages(value: Any, _base: Path | None) -> Stages:
     return stages
 
 
+_stages = Check(
+    _stages_value,
+    "{" + ", ".join(f"`{stage_key(name)}`" for name in Stages.names()) + "}: booleans",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {stage_key(name): {"type": "boolean"} for name in Stages.names()},
+    },
+)
+
+
 def _same(value: Any) -> Any:
     return value
 
@@ -235,47 +239,148 @@ def _path_text(value: Path | None) -> str | None:
     return str(value) if value else None
 
 
+_DECLARATION = "raggin.setting"
+
+
 @dataclass(frozen=True)
 class Setting:
-    """One setting, declared once: its client spelling, its :class:`Settings` field, how a
-    value is checked and how it is shown (``secret`` ones are masked).
+    """One setting, declared once as a :class:`Settings` field (see :func:`_setting`): its
+    client spelling, how a value is checked, what it means, and how it is shown
+    (``secret`` ones are masked). Its type and default are the field's.
 
-    :data:`FIELDS`, :meth:`Settings.to_json` and the YAML snake_case aliases derive from
-    :data:`SETTINGS`; tests hold the VS Code ``package.json`` contribution and its
-    ``SERVER_KEYS`` to it.
+    :data:`FIELDS`, :meth:`Settings.to_json`, the YAML snake_case aliases, the settings
+    table of docs/protocol.md (:func:`docs_table`) and ``AssistantConfig`` derive from
+    :data:`SETTINGS`; tests hold the VS Code ``package.json`` contribution to it.
     """
 
     key: str
-    field_name: str
     check: Check
+    description: str
     to_json: Callable[[Any], Any] = _same
     secret: bool = False
+    shown_default: str | None = None  # the docs' default when the value says too little
+    server_only: bool = False  # the pipeline never reads it: changing it reloads nothing
+    field_name: str = ""  # the Settings field that declares it
 
     def shown(self, value: Any) -> Any:
         if self.secret:
             return "***" if value else None
         return self.to_json(value)
 
+    @property
+    def default(self) -> Any:
+        return Settings.__dataclass_fields__[self.field_name].default
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("nextVersion", "next_version", _version),
-    Setting("router", "router", _choice(*ROUTERS)),
-    Setting("profile", "profile", _text),
-    Setting("modelPath", "model_path", _path, _path_text),
-    Setting("qdrantPath", "qdrant_path", _path, _path_text),
-    Setting("qdrantUrl", "qdrant_url", _optional_url),
-    Setting("qdrantApiKey", "qdrant_api_key", _optional_text, secret=True),
-    Setting("ollamaHost", "ollama_host", _url),
-    Setting("model", "model", _text),
-    Setting("generation", "generation", _generation, Generation.options),
-    Setting("topK", "top_k", _integer(1, 50)),
-    Setting("fusion", "fusion", _choice(*FUSIONS)),
-    Setting("retrievalStages", "stages", _stages, stages_to_json),
-    Setting("rerankerModel", "reranker_model", _text),
-    Setting("historyTurns", "history_turns", _integer(0, 20)),
-    Setting("autoIndex", "auto_index", _boolean),
-    Setting("diagnostics", "diagnostics", _boolean),
+
+def _setting(
+    key: str,
+    default: Any,
+    check: Check,
+    description: str,
+    *,
+    to_json: Callable[[Any], Any] = _same,
+    secret: bool = False,
+    shown_default: str | None = None,
+    server_only: bool = False,
+) -> Any:
+    """A :class:`Settings` field carrying its :class:`Setting` declaration."""
+    declared = Setting(key, check, description, to_json, secret, shown_default, server_only)
+    return field(default=default, metadata={_DECLARATION: declared})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective settings; each field is one setting's whole declaration."""
+
+    next_version: str = _setting(
+        "nextVersion",
+        "auto",
+        _version,
+        "docs version; `auto` detects it per document",
+        server_only=True,
+    )
+    router: str = _setting(
+        "router", "auto", _choice(*ROUTERS), "restrict results to one router", server_only=True
+    )
+    profile: str = _setting(
+        "profile", DEFAULT_PROFILE, _text, "embedding profile (`light` is the small offline one)"
+    )
+    model_path: Path | None = _setting(
+        "modelPath", None, _path, "folder of a local embedding model", to_json=_path_text
+    )
+    qdrant_path: Path | None = _setting(
+        "qdrantPath",
+        None,
+        _path,
+        "folder of the embedded index",
+        to_json=_path_text,
+        shown_default="the raggin data folder",
+    )
+    qdrant_url: str | None = _setting(
+        "qdrantUrl", None, _optional_url, "a Qdrant server or cluster instead of the embedded index"
+    )
+    qdrant_api_key: str | None = _setting(
+        "qdrantApiKey", None, _optional_text, "API key for `qdrantUrl`", secret=True
+    )
+    ollama_host: str = _setting("ollamaHost", DEFAULT_HOST, _url, "Ollama server")
+    model: str = _setting("model", DEFAULT_MODEL, _text, "Ollama model for answers")
+    generation: Generation = _setting(
+        "generation",
+        Generation(),
+        _generation,
+        "sampling options",
+        to_json=Generation.options,
+        shown_default="model defaults",
+    )
+    top_k: int = _setting("topK", 5, _integer(1, 50), "sections per search")
+    fusion: str = _setting(
+        "fusion", DEFAULT_FUSION, _choice(*FUSIONS), "how dense and sparse results are combined"
+    )
+    stages: Stages = _setting(
+        "retrievalStages",
+        DEFAULT_STAGES,
+        _stages,
+        "retrieval stages on top of hybrid search (see `raggin-lsp eval --ablation`); `rerank`"
+        " re-orders the best candidates with a cross-encoder, `hyde` also searches the docs"
+        " passage the Ollama model imagines answering (skipped, without waiting, while Ollama"
+        " or the model is missing)",
+        to_json=stages_to_json,
+        shown_default="all `true` but "
+        + ", ".join(
+            f"`{stage_key(name)}`" for name in Stages.names() if not getattr(DEFAULT_STAGES, name)
+        ),
+    )
+    reranker_model: str = _setting(
+        "rerankerModel",
+        DEFAULT_RERANKER,
+        _text,
+        "cross-encoder of the `rerank` stage: a fastembed cross-encoder (downloaded on first"
+        " use) or the absolute path of a folder holding one",
+    )
+    history_turns: int = _setting(
+        "historyTurns", 3, _integer(0, 20), "earlier turns replayed to the model"
+    )
+    auto_index: bool = _setting("autoIndex", True, _boolean, "index a missing version on first use")
+    diagnostics: bool = _setting(
+        "diagnostics",
+        True,
+        _boolean,
+        "deprecated, renamed or removed Next.js APIs as diagnostics (see below)",
+        server_only=True,
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        """The effective settings in the client's spelling (secrets are masked)."""
+        return {
+            setting.key: setting.shown(getattr(self, setting.field_name)) for setting in SETTINGS
+        }
+
+
+SETTINGS: tuple[Setting, ...] = tuple(
+    replace(item.metadata[_DECLARATION], field_name=item.name) for item in fields(Settings)
 )
+
+
 # Client spelling -> (Settings field, check).
 FIELDS: dict[str, tuple[str, Check]] = {
     setting.key: (setting.field_name, setting.check) for setting in SETTINGS

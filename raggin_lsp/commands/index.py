@@ -11,15 +11,13 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.cli_support import EXIT_OK, ProgressBar, note, print_json
+from raggin_lsp.embed.catalog import DEFAULT_PROFILE, PROFILES
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
 if TYPE_CHECKING:  # the pipeline imports qdrant and onnxruntime: seconds, paid only when used
     from raggin_lsp.assistant import Assistant, IndexStage
     from raggin_lsp.store.model import IndexProgress
-
-PROFILES = ("bge-m3", "light")
-DEFAULT_PROFILE = PROFILES[0]  # the same default as raggin_lsp.embed.catalog
 
 
 @contextmanager
@@ -46,7 +44,7 @@ def add_store_arguments(parser: argparse.ArgumentParser) -> None:
     """Options every command that opens the index shares."""
     parser.add_argument(
         "--profile",
-        choices=PROFILES,
+        choices=tuple(PROFILES),
         default=DEFAULT_PROFILE,
         help=f"embedding profile ({DEFAULT_PROFILE}; light is offline and small)",
     )
@@ -96,7 +94,7 @@ def assistant_from(args: argparse.Namespace) -> "Assistant":
             qdrant_api_key=args.qdrant_api_key,
             shard_number=args.shards,
             replication_factor=args.replicas,
-            reranker=getattr(args, "reranker", DEFAULT_RERANKER),
+            reranker_model=getattr(args, "reranker", DEFAULT_RERANKER),
         )
     )
 

@@ -4,14 +4,17 @@ A profile turns texts into a dense vector and a sparse (lexical) vector. Documen
 queries may be treated differently by a model, so they have separate calls.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeAlias, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # type hints only: the catalog and settings import this without numpy
+    import numpy as np
+    import numpy.typing as npt
 
-DenseVector = npt.NDArray[np.float32]
+    DenseVector: TypeAlias = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)

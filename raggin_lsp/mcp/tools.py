@@ -62,9 +62,9 @@ def parse_page_uri(uri: str) -> tuple[str, str] | None:
 
 
 def _default_assistant(settings: Settings) -> "Assistant":
-    from raggin_lsp.assistant import Assistant
+    from raggin_lsp.assistant import Assistant, AssistantConfig
 
-    return Assistant(settings.assistant_config())
+    return Assistant(AssistantConfig.from_settings(settings))
 
 
 class DocsTools:

@@ -16,7 +16,7 @@ from lsprotocol import types
 from raggin_lsp.errors import RagginError
 from raggin_lsp.server import answers, requests, targets
 from raggin_lsp.server.ask import ask
-from raggin_lsp.server.params import ParamError, parse_ask, parse_search, parse_version
+from raggin_lsp.server.params import AskParams, IndexParams, ParamError, SearchParams, VersionParams
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer
@@ -32,8 +32,13 @@ def _single(arguments: tuple[Any, ...], command: str, *, optional: bool = False)
     return arguments[0]
 
 
+def _version_object(argument: Any) -> Any:
+    """Commands may pass the version string itself: ``["16.2.0"]``."""
+    return {"version": argument} if isinstance(argument, str) else argument
+
+
 async def ask_command(server: "RagginServer", *arguments: Any) -> dict[str, Any]:
-    request = parse_ask(_single(arguments, "raggin.ask"))
+    request = server.protocol.structure_params(_single(arguments, "raggin.ask"), AskParams)
     result = await ask(server, request)
     path = answers.write_markdown(request.question, answers.answer_markdown(result))
     result["path"] = str(path)
@@ -42,7 +47,8 @@ async def ask_command(server: "RagginServer", *arguments: Any) -> dict[str, Any]
 
 
 async def search_command(server: "RagginServer", *arguments: Any) -> dict[str, Any]:
-    request = parse_search(_single(arguments, "raggin.search"))
+    argument = _single(arguments, "raggin.search")
+    request = server.protocol.structure_params(argument, SearchParams)
     results = await requests.search(server, request)
     version = results[0]["version"] if results else request.version
     body = answers.search_markdown(request.query, version, results)
@@ -53,7 +59,8 @@ async def search_command(server: "RagginServer", *arguments: Any) -> dict[str, A
 
 
 async def index_command(server: "RagginServer", *arguments: Any) -> dict[str, Any]:
-    request = parse_version(_single(arguments, "raggin.index", optional=True), required=False)
+    argument = _version_object(_single(arguments, "raggin.index", optional=True))
+    request = server.protocol.structure_params(argument, IndexParams)
     return await requests.index(server, request)
 
 
@@ -64,8 +71,7 @@ async def select_version_command(server: "RagginServer", *arguments: Any) -> dic
         if version is None:
             return {"version": server.version_override or AUTO, "changed": False}
     else:
-        version = parse_version(argument, required=True).version
-    assert version is not None
+        version = server.protocol.structure_params(_version_object(argument), VersionParams).version
     if version == AUTO:
         server.version_override = None
     else:

@@ -1,12 +1,14 @@
 """Every LSP registration of the server, in one place.
 
-Each handler is a thin adapter: parse params, call the feature module, and let the
-boundary turn errors into JSON-RPC answers (named after the feature in the log).
+Each handler is a thin adapter: call the feature module, and let the boundary turn errors
+into JSON-RPC answers (named after the feature in the log). A ``raggin/*`` request is one
+line, :func:`custom_request`: its method, its typed params (``server/params.py``), its
+handler.
 """
 
 import logging
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from lsprotocol import types
 
@@ -23,16 +25,21 @@ from raggin_lsp.server.boundary import boundary, quiet
 from raggin_lsp.server.log import ClientLogHandler
 from raggin_lsp.server.model_state import RETRY_COMMAND
 from raggin_lsp.server.params import (
-    parse_ask,
-    parse_diff,
-    parse_document,
-    parse_search,
-    parse_version,
+    AskParams,
+    DiffParams,
+    DocumentParams,
+    IndexParams,
+    NoParams,
+    SearchParams,
+    VersionParams,
 )
+from raggin_lsp.server.protocol import request_type
 from raggin_lsp.server.server import RagginServer
 from raggin_lsp.server.targets import require_version, resolve
 
 log = logging.getLogger(__name__)
+
+P = TypeVar("P")
 
 SEARCH = "raggin/search"
 ASK = "raggin/ask"
@@ -128,51 +135,14 @@ def create_server(
     ) -> list[types.CodeAction | types.Command] | None:
         return await code_actions.code_actions(ls, params)
 
-    @server.feature(SEARCH)
-    @boundary(SEARCH)
-    async def on_search(ls: RagginServer, params: Any) -> list[dict[str, Any]]:
-        request = parse_search(params)
-        with ls.jobs.request(ls.protocol.msg_id):
-            return await requests.search(ls, request)
-
-    @server.feature(ASK)
-    @boundary(ASK)
-    async def on_ask(ls: RagginServer, params: Any) -> dict[str, Any]:
-        request = parse_ask(params)
-        with ls.jobs.request(ls.protocol.msg_id):
-            return await ask.ask(ls, request)
-
-    @server.feature(VERSIONS)
-    @boundary(VERSIONS)
-    async def on_versions(ls: RagginServer, params: Any) -> dict[str, Any]:
-        return await requests.versions(ls, parse_document(params))
-
-    @server.feature(INDEX)
-    @boundary(INDEX)
-    async def on_index(ls: RagginServer, params: Any) -> dict[str, Any]:
-        request = parse_version(params, required=False)
-        with ls.jobs.request(ls.protocol.msg_id):
-            return await requests.index(ls, request)
-
-    @server.feature(REMOVE_VERSION)
-    @boundary(REMOVE_VERSION)
-    async def on_remove_version(ls: RagginServer, params: Any) -> dict[str, Any]:
-        return await requests.remove_version(ls, parse_version(params, required=True))
-
-    @server.feature(MODELS)
-    @boundary(MODELS)
-    async def on_models(ls: RagginServer, params: Any) -> dict[str, Any]:
-        return await requests.models(ls)
-
-    @server.feature(STATUS)
-    @boundary(STATUS)
-    async def on_status(ls: RagginServer, params: Any) -> dict[str, Any]:
-        return await requests.status(ls)
-
-    @server.feature(DIFF)
-    @boundary(DIFF)
-    async def on_diff(ls: RagginServer, params: Any) -> dict[str, Any]:
-        return await requests.diff(ls, parse_diff(params))
+    custom_request(server, SEARCH, SearchParams, requests.search, job=True)
+    custom_request(server, ASK, AskParams, ask.ask, job=True)
+    custom_request(server, VERSIONS, DocumentParams, requests.versions)
+    custom_request(server, INDEX, IndexParams, requests.index, job=True)
+    custom_request(server, REMOVE_VERSION, VersionParams, requests.remove_version)
+    custom_request(server, MODELS, NoParams, requests.models)
+    custom_request(server, STATUS, NoParams, requests.status)
+    custom_request(server, DIFF, DiffParams, requests.diff)
 
     @server.command(code_actions.ASK)
     @boundary(code_actions.ASK)
@@ -203,6 +173,28 @@ def create_server(
         return await commands.retry_model_command(ls, *arguments)
 
     return server
+
+
+def custom_request(
+    server: RagginServer,
+    method: str,
+    params_type: type[P],
+    handler: Callable[[RagginServer, P], Awaitable[Any]],
+    *,
+    job: bool = False,
+) -> None:
+    """Serve ``method``: pygls structures its params as ``params_type`` (a field that does
+    not fit is answered InvalidParams naming it), the boundary answers errors, and a
+    ``job`` can be cancelled with ``$/cancelRequest`` while it runs."""
+    server.protocol.custom_types[method] = request_type(method, params_type)
+
+    @server.feature(method)
+    @boundary(method)
+    async def handle(ls: RagginServer, params: P) -> Any:
+        if not job:
+            return await handler(ls, params)
+        with ls.jobs.request(ls.protocol.msg_id):
+            return await handler(ls, params)
 
 
 async def _index_workspace_version(server: RagginServer) -> None:

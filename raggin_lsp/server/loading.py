@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from raggin_lsp.assistant import Assistant, AssistantConfig, IndexStage
     from raggin_lsp.corpus.versions import Catalog
     from raggin_lsp.server.server import RagginServer
+    from raggin_lsp.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +133,9 @@ class Loader:
 
     async def reconfigure(self) -> None:
         """Reload when a setting the Assistant was built with changed."""
-        config = self._server.settings.assistant_config()
-        if self.config is None or config == self.config or self.state == "idle":
+        if self.config is None or self.state == "idle":
+            return
+        if _assistant_config(self._server.settings) == self.config:
             return
         if self._load_task is not None and not self._load_task.done():
             await asyncio.wait([self._load_task])
@@ -157,7 +159,7 @@ class Loader:
         try:
             async with WorkDone(self._server, LOAD_TITLE, message="Starting") as work:
                 report = _thread_reporter(loop, work.report)
-                self.config = self._server.settings.assistant_config()
+                self.config = _assistant_config(self._server.settings)
                 self.model.profile = self.config.profile
                 assistant = await asyncio.to_thread(self._open, self.config, report)
                 await self._refresh(assistant)
@@ -455,6 +457,13 @@ class Loader:
 def stages_json(stages: dict[str, str]) -> list[dict[str, str]]:
     """``{version: stage}`` as JSON clients read it: a list of {version, stage} objects."""
     return [{"version": version, "stage": stage} for version, stage in stages.items()]
+
+
+def _assistant_config(settings: "Settings") -> "AssistantConfig":
+    """The pipeline's share of the settings (the pipeline is imported on first use)."""
+    from raggin_lsp.assistant import AssistantConfig
+
+    return AssistantConfig.from_settings(settings)
 
 
 def _load_catalog() -> "Catalog | None":

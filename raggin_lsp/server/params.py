@@ -1,18 +1,35 @@
-"""Parameters of the ``raggin/*`` requests and commands, checked field by field (pure).
+"""Parameters of the ``raggin/*`` requests and commands, as typed attrs classes (pure).
 
-pygls hands custom params over as nested namedtuples (or whatever JSON value came);
-:func:`plain` turns them back into JSON values, and each ``parse_*`` function returns a
-frozen dataclass or raises :class:`ParamError` naming the field, the expected type and
-what arrived, which the server answers with ``InvalidParams``.
+Written in lsprotocol's style: snake_case attributes that the lsprotocol converter pygls
+uses reads from and writes to camelCase JSON (``top_k`` <-> ``topK``), so structuring a
+request is ``converter.structure(params, SearchParams)``. Fields the classes do not name
+are ignored (forward compatibility).
+
+The converter is lenient with plain ``str`` and ``int`` (it turns ``3`` into ``"3"``); the
+field types below are strict ones (:data:`Text`, :data:`TopK`, ...) whose hooks
+(:func:`register_hooks`) raise :class:`ParamError` saying what was expected. A wrong field
+is answered ``InvalidParams`` naming its path, e.g. ``params.history[0].answer: must be a
+string, got number``.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NewType
+
+import attrs
+from cattrs import Converter
+from lsprotocol import types
 
 Token = int | str
-_TOKEN_TYPES = (int, str)
 ROUTERS = ("app", "pages")
+MAX_TOP_K = 50
+
+# Strict field types; each has a structure hook in register_hooks.
+Text = NewType("Text", str)  # a string that is not blank
+String = NewType("String", str)  # any string, "" included
+Router = NewType("Router", str)  # one of ROUTERS
+TopK = NewType("TopK", int)  # an integer from 1 to MAX_TOP_K
+Options = NewType("Options", dict[str, Any])  # Ollama options: scalars or arrays by name
 
 
 class ParamError(ValueError):
@@ -47,83 +64,6 @@ def json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-class Fields:
-    """Reads one params object, with errors that name the field path."""
-
-    def __init__(self, raw: Any, where: str = "params") -> None:
-        if raw is None:
-            raw = {}
-        if not isinstance(raw, Mapping):
-            raise ParamError(f"{where} must be an object, got {json_kind(raw)}")
-        self.raw = raw
-        self.where = where
-
-    def _path(self, key: str) -> str:
-        return key if self.where == "params" else f"{self.where}.{key}"
-
-    def _wrong(self, key: str, expected: str, value: Any) -> ParamError:
-        return ParamError(f"{self._path(key)} must be {expected}, got {json_kind(value)}")
-
-    def string(self, key: str, *, required: bool = False, empty: bool = False) -> str | None:
-        value = self.raw.get(key)
-        if value is None:
-            if required:
-                raise ParamError(f"{self._path(key)} is required (a string)")
-            return None
-        if not isinstance(value, str):
-            raise self._wrong(key, "a string", value)
-        if not empty and not value.strip():
-            raise ParamError(f"{self._path(key)} must not be empty")
-        return value
-
-    def required_string(self, key: str) -> str:
-        value = self.string(key, required=True)
-        assert value is not None
-        return value
-
-    def integer(self, key: str, low: int, high: int) -> int | None:
-        value = self.raw.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self._wrong(key, "an integer", value)
-        if not low <= value <= high:
-            raise ParamError(f"{self._path(key)} must be from {low} to {high}, got {value}")
-        return value
-
-    def choice(self, key: str, choices: Sequence[str]) -> str | None:
-        value = self.string(key)
-        if value is not None and value not in choices:
-            raise ParamError(
-                f"{self._path(key)} must be one of {', '.join(choices)}, got {value!r}"
-            )
-        return value
-
-    def token(self, key: str) -> Token | None:
-        value = self.raw.get(key)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, _TOKEN_TYPES):
-            raise self._wrong(key, "a string or an integer", value)
-        return value
-
-    def obj(self, key: str) -> "Fields | None":
-        value = self.raw.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, Mapping):
-            raise self._wrong(key, "an object", value)
-        return Fields(value, self._path(key))
-
-    def array(self, key: str) -> list[Any]:
-        value = self.raw.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self._wrong(key, "an array", value)
-        return value
-
-
 @dataclass(frozen=True)
 class Position:
     line: int
@@ -139,171 +79,218 @@ class Span:
     def empty(self) -> bool:
         return self.start == self.end
 
-
-@dataclass(frozen=True)
-class InlineFile:
-    name: str
-    text: str
-
-
-@dataclass(frozen=True)
-class HistoryTurn:
-    question: str
-    answer: str
+    @classmethod
+    def of(cls, where: types.Range) -> "Span":
+        return cls(
+            Position(where.start.line, where.start.character),
+            Position(where.end.line, where.end.character),
+        )
 
 
-@dataclass(frozen=True)
-class SearchParams:
-    query: str
-    code: str | None = None
-    version: str | None = None
-    router: str | None = None
-    top_k: int | None = None
-    uri: str | None = None
+def _token(_instance: Any, attribute: "attrs.Attribute[Any]", value: Any) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | str)):
+        name = _camel(attribute.name)
+        raise ParamError(f"{name} must be a string or an integer, got {json_kind(value)}")
 
 
-@dataclass(frozen=True)
-class AskParams:
-    question: str
-    uri: str | None = None
-    span: Span | None = None
-    files: tuple[str | InlineFile, ...] = ()
-    history: tuple[HistoryTurn, ...] = ()
-    version: str | None = None
-    router: str | None = None
-    model: str | None = None
-    options: dict[str, Any] | None = None
-    work_done_token: Token | None = None
-    partial_result_token: Token | None = None
-
-
-@dataclass(frozen=True)
-class VersionParams:
-    version: str | None = None
-    uri: str | None = None
-    work_done_token: Token | None = None
-
-
-@dataclass(frozen=True)
-class DiffParams:
-    since: str
-    until: str | None = None  # the document's version when None
-    api: str | None = None
-    uri: str | None = None
-
-
-def _uri(fields: Fields) -> str | None:
-    """``textDocument`` as ``{"uri": ...}`` (LSP style) or, in commands, a plain URI."""
-    value = fields.raw.get("textDocument")
-    if value is None or isinstance(value, str):
-        return value or None
-    document = fields.obj("textDocument")
-    assert document is not None
-    return document.required_string("uri")
-
-
-def _position(fields: Fields | None, key: str) -> Position:
-    if fields is None:
-        raise ParamError(f"{key} is required")
-    line = fields.integer("line", 0, 10_000_000)
-    character = fields.integer("character", 0, 10_000_000)
-    if line is None or character is None:
-        raise ParamError(f"{fields.where} needs line and character (integers)")
-    return Position(line, character)
-
-
-def _span(fields: Fields) -> Span | None:
-    span = fields.obj("range")
-    if span is None:
-        return None
-    start = _position(span.obj("start"), f"{span.where}.start")
-    end = _position(span.obj("end"), f"{span.where}.end")
-    if (end.line, end.character) < (start.line, start.character):
+def _forwards(_instance: Any, _attribute: "attrs.Attribute[Any]", value: Any) -> None:
+    if value is not None and (value.end.line, value.end.character) < (
+        value.start.line,
+        value.start.character,
+    ):
         raise ParamError("range.end must not come before range.start")
-    return Span(start, end)
 
 
-def _version(fields: Fields) -> str | None:
-    version = fields.string("version")
-    return version.strip() if version is not None else None
+def _stripped(value: str) -> str:
+    return value.strip()
 
 
-def parse_search(raw: Any) -> SearchParams:
-    fields = Fields(plain(raw))
-    return SearchParams(
-        query=fields.required_string("query"),
-        code=fields.string("code"),
-        version=_version(fields),
-        router=fields.choice("router", ROUTERS),
-        top_k=fields.integer("topK", 1, 50),
-        uri=_uri(fields),
-    )
+def _optional_stripped(value: str | None) -> str | None:
+    return None if value is None else value.strip()
 
 
-def parse_ask(raw: Any) -> AskParams:
-    fields = Fields(plain(raw))
-    files: list[str | InlineFile] = []
-    for index, item in enumerate(fields.array("files")):
-        if isinstance(item, str):
-            files.append(item)
-            continue
-        entry = Fields(item, f"files[{index}]")
-        name = entry.required_string("name")
-        text = entry.string("text", required=True, empty=True)
-        assert text is not None
-        files.append(InlineFile(name, text))
-    history: list[HistoryTurn] = []
-    for index, item in enumerate(fields.array("history")):
-        turn = Fields(item, f"history[{index}]")
-        answer = turn.string("answer", required=True, empty=True)
-        assert answer is not None
-        history.append(HistoryTurn(turn.required_string("question"), answer))
-    options = fields.obj("options")
-    if options is not None:
-        for key, value in options.raw.items():
-            if not isinstance(value, bool | int | float | str | list):
-                raise ParamError(f"options.{key} must be a number, string, boolean or array")
-    return AskParams(
-        question=fields.required_string("question"),
-        uri=_uri(fields),
-        span=_span(fields),
-        files=tuple(files),
-        history=tuple(history),
-        version=_version(fields),
-        router=fields.choice("router", ROUTERS),
-        model=fields.string("model"),
-        options=dict(options.raw) if options is not None else None,
-        work_done_token=fields.token("workDoneToken"),
-        partial_result_token=fields.token("partialResultToken"),
-    )
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
-def parse_version(raw: Any, *, required: bool) -> VersionParams:
-    """``{"version": "16.2.0"}``; commands may pass the version string itself."""
-    value = plain(raw)
-    if isinstance(value, str):
-        value = {"version": value}
-    fields = Fields(value)
-    version = fields.required_string("version") if required else _version(fields)
-    return VersionParams(
-        version=version.strip() if version else None,
-        uri=_uri(fields),
-        work_done_token=fields.token("workDoneToken"),
-    )
+@attrs.frozen
+class InlineFile:
+    """A file the client sends with its text (not on disk, or not saved)."""
+
+    name: Text
+    text: String
 
 
-def parse_document(raw: Any) -> str | None:
-    """Requests whose only (optional) parameter is ``textDocument``."""
-    return _uri(Fields(plain(raw)))
+FileRef = str | InlineFile  # a URI, or a file with its text
+DocumentRef = str | types.TextDocumentIdentifier
 
 
-def parse_diff(raw: Any) -> DiffParams:
+@attrs.frozen
+class HistoryTurn:
+    question: Text
+    answer: String
+
+
+@attrs.frozen
+class DocumentParams:
+    """``textDocument`` as ``{"uri": ...}`` (LSP style) or, in commands, the URI itself;
+    it selects the version and the router."""
+
+    text_document: DocumentRef | None = None
+
+    @property
+    def uri(self) -> str | None:
+        document = self.text_document
+        if isinstance(document, types.TextDocumentIdentifier):
+            return document.uri
+        return document or None
+
+
+@attrs.frozen
+class NoParams:
+    """A request without parameters (any it is sent are ignored)."""
+
+
+@attrs.frozen
+class SearchParams(DocumentParams):
+    query: Text = attrs.field(kw_only=True)
+    code: Text | None = None
+    version: Text | None = attrs.field(default=None, converter=_optional_stripped)
+    router: Router | None = None
+    top_k: TopK | None = None
+
+
+@attrs.frozen
+class AskParams(DocumentParams):
+    question: Text = attrs.field(kw_only=True)
+    range: types.Range | None = attrs.field(default=None, validator=_forwards)
+    files: tuple[FileRef, ...] = ()
+    history: tuple[HistoryTurn, ...] = ()
+    version: Text | None = attrs.field(default=None, converter=_optional_stripped)
+    router: Router | None = None
+    model: Text | None = None
+    options: Options | None = None
+    work_done_token: Token | None = attrs.field(default=None, validator=_token)
+    partial_result_token: Token | None = attrs.field(default=None, validator=_token)
+
+    @property
+    def span(self) -> Span | None:
+        return Span.of(self.range) if self.range is not None else None
+
+
+@attrs.frozen
+class IndexParams(DocumentParams):
+    """``raggin/index``: ``version`` defaults to the document's (or the workspace's)."""
+
+    version: Text | None = attrs.field(default=None, converter=_optional_stripped)
+    work_done_token: Token | None = attrs.field(default=None, validator=_token)
+
+
+@attrs.frozen
+class VersionParams:
+    """``raggin/removeVersion`` and the ``raggin.selectVersion`` command: one release."""
+
+    version: Text = attrs.field(converter=_stripped)
+
+
+@attrs.frozen
+class DiffParams(DocumentParams):
     """``{"since": "16.2.0", "version": "16.4.6", "api": "cacheLife", "textDocument": ...}``
     (``version`` as for every request: the document's when left out)."""
-    fields = Fields(plain(raw))
-    return DiffParams(
-        since=fields.required_string("since").strip(),
-        until=_version(fields),
-        api=fields.string("api"),
-        uri=_uri(fields),
+
+    since: Text = attrs.field(kw_only=True, converter=_stripped)
+    version: Text | None = attrs.field(default=None, converter=_optional_stripped)
+    api: Text | None = None
+
+
+# -- strict hooks ------------------------------------------------------------------
+
+
+def _text(value: Any, _type: Any) -> str:
+    string = _string(value, _type)
+    if not string.strip():
+        raise ParamError("must not be empty")
+    return string
+
+
+def _string(value: Any, _type: Any) -> str:
+    if not isinstance(value, str):
+        raise ParamError(f"must be a string, got {json_kind(value)}")
+    return value
+
+
+def _router(value: Any, _type: Any) -> str:
+    text = _text(value, _type)
+    if text not in ROUTERS:
+        raise ParamError(f"must be one of {', '.join(ROUTERS)}, got {text!r}")
+    return text
+
+
+def _top_k(value: Any, _type: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParamError(f"must be an integer, got {json_kind(value)}")
+    if not 1 <= value <= MAX_TOP_K:
+        raise ParamError(f"must be from 1 to {MAX_TOP_K}, got {value}")
+    return value
+
+
+def _options(value: Any, _type: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ParamError(f"must be an object, got {json_kind(value)}")
+    for key, item in value.items():
+        if not isinstance(item, bool | int | float | str | list):
+            raise ParamError(f"{key} must be a number, string, boolean or array")
+    return dict(value)
+
+
+def _array(structure: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def hook(value: Any, type_: Any) -> Any:
+        if not isinstance(value, list):
+            raise ParamError(f"must be an array, got {json_kind(value)}")
+        return structure(value, type_)
+
+    return hook
+
+
+def register_hooks(converter: Converter) -> None:
+    """Teach ``converter`` (pygls's lsprotocol converter) the strict field types."""
+    hooks: dict[Any, Callable[[Any, Any], Any]] = {
+        Text: _text,
+        String: _string,
+        Router: _router,
+        TopK: _top_k,
+        Options: _options,
+    }
+    for type_, hook in hooks.items():
+        converter.register_structure_hook(type_, hook)
+
+    def file_ref(value: Any, _type: Any) -> FileRef:
+        if isinstance(value, str):
+            return _text(value, _type)
+        if isinstance(value, Mapping):
+            inline: InlineFile = converter.structure(value, InlineFile)
+            return inline
+        raise ParamError(f"must be a URI or {{name, text}}, got {json_kind(value)}")
+
+    def document(value: Any, _type: Any) -> DocumentRef | None:
+        if value is None or isinstance(value, str):
+            return value
+        if not isinstance(value, Mapping):
+            raise ParamError(f"must be an object {{uri}}, got {json_kind(value)}")
+        identifier: types.TextDocumentIdentifier = converter.structure(
+            value, types.TextDocumentIdentifier
+        )
+        return identifier
+
+    arrays = (tuple[FileRef, ...], tuple[HistoryTurn, ...])
+    # cattrs makes a tuple of any iterable: a string would become its characters.
+    item_hooks = {items: converter.get_structure_hook(items) for items in arrays}
+    converter.register_structure_hook_func(
+        lambda type_: type_ in item_hooks,
+        lambda value, type_: _array(item_hooks[type_])(value, type_),
+    )
+    converter.register_structure_hook_func(lambda type_: type_ == FileRef, file_ref)
+    converter.register_structure_hook_func(
+        lambda type_: type_ in (DocumentRef, DocumentRef | None), document
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import attrs
 from cattrs import transform_error
@@ -45,7 +45,7 @@ from pygls.exceptions import (
 )
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 
-from raggin_lsp.server.params import json_kind
+from raggin_lsp.server.params import ParamError, json_kind, register_hooks
 
 if TYPE_CHECKING:
     from cattrs import Converter
@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 JSONRPC_VERSION = "2.0"
 MsgId = int | str
 Kind = Literal["request", "notification", "response", "invalid"]
+P = TypeVar("P")
 # Field errors named in one InvalidParams message; the rest are counted.
 MAX_FIELD_ERRORS = 3
 MAX_ERROR_CHARS = 400
@@ -106,11 +107,14 @@ def envelope_problem(data: Any) -> str | None:
     return None
 
 
-def describe_structure_error(error: BaseException) -> str:
-    """The fields that failed, as JSON paths, e.g. ``params.position: required field missing``."""
+def describe_structure_error(error: BaseException, root: str = "$") -> str:
+    """The fields that failed, as JSON paths, e.g. ``params.position: required field missing``
+    (``root`` names what was structured: ``$`` a message, ``$.params`` its params)."""
+    if isinstance(error, ParamError):
+        return f"{root.removeprefix('$.')}: {error}"
     if not isinstance(error, BaseValidationError):
         return f"{type(error).__name__}: {error}"
-    problems = [_with_json_path(line) for line in transform_error(error, "$", _format)]
+    problems = [_with_json_path(line) for line in transform_error(error, root, _format)]
     text = "; ".join(problems[:MAX_FIELD_ERRORS])
     if len(problems) > MAX_FIELD_ERRORS:
         text += f" (and {len(problems) - MAX_FIELD_ERRORS} more)"
@@ -118,7 +122,10 @@ def describe_structure_error(error: BaseException) -> str:
 
 
 def _format(error: BaseException, type_: Any) -> str:
-    """cattrs's wording, plus the reason where it would only say "invalid value"."""
+    """cattrs's wording, plus the reason where it would only say "invalid value"; our own
+    checks (:class:`ParamError`) say what they expected themselves."""
+    if isinstance(error, ParamError):
+        return str(error)
     text = format_exception(error, type_)
     if text == "invalid value" and str(error):
         text += f" ({error})"  # e.g. Position.character should be in range [0:2147483647]
@@ -139,6 +146,25 @@ def _with_json_path(line: str) -> str:
     return f"{path}: {problem}"
 
 
+def request_type(method: str, params_type: type) -> type:
+    """An lsprotocol-style request message class for a ``raggin/*`` method: ``id``,
+    ``params`` (optional when every field of ``params_type`` is), ``method``, ``jsonrpc``."""
+    optional = all(item.default is not attrs.NOTHING for item in attrs.fields(params_type))
+    params = attrs.field(
+        type=params_type, default=attrs.Factory(params_type) if optional else attrs.NOTHING
+    )
+    return attrs.make_class(
+        f"{params_type.__name__.removesuffix('Params')}Request",
+        {
+            "id": attrs.field(type=cast(type, MsgId)),
+            "params": params,
+            "method": attrs.field(type=str, default=method),
+            "jsonrpc": attrs.field(type=str, default=JSONRPC_VERSION),
+        },
+        frozen=True,
+    )
+
+
 def _is_notification_type(message_type: type | None) -> bool:
     """An lsprotocol notification class (it has no ``id`` field)."""
     return message_type is not None and "id" not in attrs.fields_dict(message_type)
@@ -155,7 +181,24 @@ class RagginProtocol(LanguageServerProtocol):
         super().__init__(server, converter)
         self.jobs = server.jobs
         self.converter = converter
+        register_hooks(converter)
         self.shutdown_requested = False
+        # The raggin/* requests' message classes, filled by features.custom_request.
+        self.custom_types: dict[str, type] = {}
+
+    def message_type(self, method: str) -> type | None:
+        """lsprotocol's class for an LSP method, ours for a ``raggin/*`` one."""
+        return self.custom_types.get(method) or self.get_message_type(method)
+
+    def structure_params(self, value: Any, params_type: type[P]) -> P:
+        """``value`` (a command's argument) as ``params_type``, or :class:`ParamError`
+        naming the field that does not fit."""
+        if value is not None and not isinstance(value, dict):
+            raise ParamError(f"params must be an object, got {json_kind(value)}")
+        try:
+            return self.converter.structure({} if value is None else value, params_type)
+        except Exception as error:
+            raise ParamError(describe_structure_error(error, "$.params")) from None
 
     # -- reading ----------------------------------------------------------------
 
@@ -177,7 +220,7 @@ class RagginProtocol(LanguageServerProtocol):
     def _structure_call(self, data: dict[str, Any], method: str) -> Any:
         """A request or a notification, typed by lsprotocol when the server handles it."""
         kind: Kind = "request" if "id" in data else "notification"
-        message_type = self.get_message_type(method) if self.handles(method) else None
+        message_type = self.message_type(method) if self.handles(method) else None
         if message_type is None:
             # pygls's generic message: an unknown method (answered MethodNotFound) or a
             # custom one. Only the members it has; JSON-RPC lets params be omitted.
@@ -187,6 +230,8 @@ class RagginProtocol(LanguageServerProtocol):
             data = members
         elif kind == "request" and _is_notification_type(message_type):
             return self._invalid(data, f"{method} is a notification: send it without an id")
+        elif method in self.custom_types and data.get("params") is None:
+            data = {key: value for key, value in data.items() if key != "params"}
         elif data.get("params") is not None and not isinstance(data["params"], dict):
             # Every LSP request and notification the server handles takes an object.
             problem = f"params must be an object, got {json_kind(data['params'])}"

@@ -6,7 +6,14 @@ from typing import TYPE_CHECKING, Any
 from raggin_lsp.errors import RagginError
 from raggin_lsp.server import targets
 from raggin_lsp.server.loading import stages_json
-from raggin_lsp.server.params import DiffParams, SearchParams, VersionParams
+from raggin_lsp.server.params import (
+    DiffParams,
+    DocumentParams,
+    IndexParams,
+    NoParams,
+    SearchParams,
+    VersionParams,
+)
 
 if TYPE_CHECKING:
     from raggin_lsp.server.server import RagginServer
@@ -29,10 +36,10 @@ async def search(server: "RagginServer", request: SearchParams) -> list[dict[str
     return [result.to_json() for result in results]
 
 
-async def versions(server: "RagginServer", uri: str | None) -> dict[str, Any]:
+async def versions(server: "RagginServer", request: DocumentParams) -> dict[str, Any]:
     assistant = await server.loader.opened()  # no embedding model needed
     known = await asyncio.to_thread(assistant.known_versions)
-    target = targets.resolve(server, uri)
+    target = targets.resolve(server, request.uri)
     project = target.project
     return {
         "known": known,
@@ -48,7 +55,7 @@ async def versions(server: "RagginServer", uri: str | None) -> dict[str, Any]:
     }
 
 
-async def index(server: "RagginServer", request: VersionParams) -> dict[str, Any]:
+async def index(server: "RagginServer", request: IndexParams) -> dict[str, Any]:
     await server.loader.assistant()
     version = request.version or targets.require_version(targets.resolve(server, request.uri))
     if server.loader.catalog is not None:
@@ -58,12 +65,11 @@ async def index(server: "RagginServer", request: VersionParams) -> dict[str, Any
 
 
 async def remove_version(server: "RagginServer", request: VersionParams) -> dict[str, Any]:
-    assert request.version is not None
     await server.loader.remove(request.version)
     return {"version": request.version, "indexed": list(server.loader.indexed)}
 
 
-async def models(server: "RagginServer") -> dict[str, Any]:
+async def models(server: "RagginServer", _request: NoParams) -> dict[str, Any]:
     assistant = await server.loader.opened()  # Ollama's models: no embedding model needed
     return {
         "host": server.settings.ollama_host,
@@ -72,7 +78,7 @@ async def models(server: "RagginServer") -> dict[str, Any]:
     }
 
 
-async def status(server: "RagginServer") -> dict[str, Any]:
+async def status(server: "RagginServer", _request: NoParams) -> dict[str, Any]:
     result: dict[str, Any] = {
         "server": {"name": server.name, "version": server.version},
         "loading": server.loader.status(),
@@ -109,7 +115,7 @@ async def diff(server: "RagginServer", request: DiffParams) -> dict[str, Any]:
     content changed when both versions are indexed (no embedding model needed)."""
     from raggin_lsp.changes import api_pages, diff_json, release_key
 
-    target = targets.resolve(server, request.uri, version=request.until)
+    target = targets.resolve(server, request.uri, version=request.version)
     until = targets.require_version(target)
     for name, value in (("since", request.since), ("version", until)):
         if release_key(value) is None:

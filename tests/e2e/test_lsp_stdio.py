@@ -319,7 +319,9 @@ async def test_a_failing_ollama_streams_why_then_the_docs(
 @pytest.mark.parametrize(
     ("params", "code", "fragment"),
     [
-        pytest.param({"question": ["x"]}, -32602, "question must be a string", id="wrong-type"),
+        pytest.param(
+            {"question": ["x"]}, -32602, "params.question: must be a string", id="wrong-type"
+        ),
         pytest.param(
             {"question": "q", "history": [{"question": 1}]}, -32602, "history[0]", id="history"
         ),

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 
 from raggin_lsp.code.syntax import SOURCE_SUFFIXES
 from raggin_lsp.server import code_actions
-from raggin_lsp.settings import FIELDS, FUSIONS, ROUTERS, Settings, validate
+from raggin_lsp.settings import FIELDS, SETTINGS, Settings, validate
 from tests.editors.conftest import FIXTURE_PROJECT, ROOT
 from tests.editors.stdio_client import initialize
 
@@ -30,7 +31,7 @@ LSP4IJ = EDITORS / "webstorm" / "raggin-lsp"
 VSCODE = EDITORS / "vscode"
 NEOVIM = EDITORS / "neovim"
 # Settings of the VS Code extension itself, not sent to the server.
-VSCODE_ONLY = {"serverPath", "pythonPath", "serverArgs"}
+VSCODE_KEYS = {"raggin.serverPath", "raggin.pythonPath", "raggin.serverArgs"}  # client only
 # Helix's built-in languages and their file types (helix-editor/helix languages.toml).
 HELIX_FILE_TYPES = {
     "typescript": {".ts", ".mts", ".cts"},
@@ -149,16 +150,40 @@ def _vscode_manifest() -> dict[str, Any]:
     return data
 
 
+def _disagreements(declared: Any, contributed: Any, where: str) -> list[str]:
+    """Where ``contributed`` (package.json) differs from the declared JSON schema; keys the
+    declaration leaves out (descriptions, scope) are VS Code's own."""
+    if isinstance(declared, Mapping) and isinstance(contributed, Mapping):
+        return [
+            problem
+            for key, value in declared.items()
+            for problem in _disagreements(value, contributed.get(key), f"{where}.{key}")
+        ]
+    return [] if declared == contributed else [f"{where}: {contributed!r} != {declared!r}"]
+
+
 def test_vscode_settings_mirror_the_server_settings() -> None:
     properties = _vscode_manifest()["contributes"]["configuration"]["properties"]
-    keys = {key.removeprefix("raggin.") for key in properties} - VSCODE_ONLY
-    assert keys == set(FIELDS)
+    keys = [key.removeprefix("raggin.") for key in properties if key not in VSCODE_KEYS]
+    assert keys == list(FIELDS)  # the same settings, in the same order
     defaults = Settings().to_json()
-    for key in keys:
-        declared = properties[f"raggin.{key}"].get("default")
-        assert declared == defaults[key] or (declared == {} and defaults[key] == {}), key
-    assert properties["raggin.fusion"]["enum"] == list(FUSIONS)
-    assert properties["raggin.router"]["enum"] == list(ROUTERS)
+    problems = []
+    for setting in SETTINGS:
+        contributed = properties[f"raggin.{setting.key}"]
+        expected = {**setting.check.schema, "default": defaults[setting.key]}
+        problems += _disagreements(expected, contributed, setting.key)
+        if not contributed.get("description") and not contributed.get("markdownDescription"):
+            problems.append(f"{setting.key}: no description")
+    assert problems == []
+
+
+def test_a_contribution_that_drifts_from_its_declaration_is_caught() -> None:
+    schema = {"type": "integer", "minimum": 1, "maximum": 50, "properties": {"a": {"type": "x"}}}
+    drifted = {"type": "integer", "minimum": 1, "properties": {"a": {"type": "y"}}, "scope": "m"}
+    assert _disagreements(schema, drifted, "topK") == [
+        "topK.maximum: None != 50",
+        "topK.properties.a.type: 'y' != 'x'",
+    ]
 
 
 def test_vscode_forwards_every_server_setting() -> None:

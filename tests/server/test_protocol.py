@@ -326,14 +326,14 @@ async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: P
             "raggin/ask",
             {"question": 3},
             -32602,
-            "question must be a string, got number",
+            "params.question: must be a string, got number",
             id="ask-type",
         ),
         pytest.param(
             "raggin/search",
             {"query": "x", "topK": "5"},
             -32602,
-            "topK must be an integer",
+            "params.topK: must be an integer",
             id="search-type",
         ),
         pytest.param("raggin/search", ["x"], -32602, "params must be an object", id="search-array"),
@@ -345,7 +345,11 @@ async def test_cancelling_index_stops_between_batches(tmp_path: Path, project: P
             id="unknown-version",
         ),
         pytest.param(
-            "raggin/removeVersion", {}, -32602, "version is required", id="remove-without-version"
+            "raggin/removeVersion",
+            {},
+            -32602,
+            "params.version: required field missing",
+            id="remove-without-version",
         ),
     ],
 )

@@ -1,10 +1,12 @@
 """Settings: precedence of the sources, validation, and keeping the last valid value."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from raggin_lsp.assistant import AssistantConfig
 from raggin_lsp.settings import Generation, Settings, SettingsStore, validate
 
 
@@ -150,9 +152,18 @@ def test_assistant_config_carries_the_settings() -> None:
         "client",
         {"profile": "light", "topK": 3, "generation": {"temperature": 0.1}, "autoIndex": False},
     )
-    config = store.effective().assistant_config()
+    config = AssistantConfig.from_settings(store.effective())
     assert (config.profile, config.top_k, config.auto_index) == ("light", 3, False)
-    assert config.generation == {"temperature": 0.1}
+    assert config.generation_settings().options["temperature"] == 0.1
+
+
+def test_a_server_only_setting_leaves_the_assistant_config_alone() -> None:
+    """Changing the router or diagnostics must not reload the index; the model must."""
+    base = Settings()
+    before = AssistantConfig.from_settings(base)
+    for changed in ({"router": "app"}, {"diagnostics": False}, {"next_version": "16.2.0"}):
+        assert AssistantConfig.from_settings(replace(base, **changed)) == before, changed
+    assert AssistantConfig.from_settings(replace(base, model="llama3")) != before
 
 
 def test_api_key_is_masked_in_json() -> None:

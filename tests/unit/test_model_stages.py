@@ -146,7 +146,7 @@ def test_candidates_the_cross_encoder_did_not_read_stay_below(
 
 
 def test_a_missing_reranker_is_reported_once_with_what_to_do(tmp_path: Path) -> None:
-    assistant = Assistant(AssistantConfig(profile="light", reranker=str(tmp_path)))
+    assistant = Assistant(AssistantConfig(profile="light", reranker_model=str(tmp_path)))
     with pytest.raises(ModelError, match=r"holds no model\.onnx") as first:
         assistant.reranker()
     (tmp_path / "model.onnx").write_bytes(b"not a model")  # a later fix needs a new setting

@@ -1,4 +1,5 @@
-"""Each setting is declared once (``SETTINGS``); the client-key map and JSON derive from it."""
+"""Each setting is declared once (``SETTINGS``); the client-key map, JSON, the docs table
+and the pipeline's config derive from it, and one constant names the default profile."""
 
 import dataclasses
 import re
@@ -6,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from raggin_lsp.assistant import AssistantConfig
+from raggin_lsp.cli import build_parser
+from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.retrieve.stages import DEFAULT_STAGES
 from raggin_lsp.settings import (
     FIELDS,
@@ -16,6 +20,7 @@ from raggin_lsp.settings import (
     stages_to_json,
     validate,
 )
+from tools.settings_docs import PROTOCOL_DOC, with_table
 
 
 def test_every_settings_field_is_declared_once() -> None:
@@ -52,9 +57,23 @@ def test_a_shown_default_passes_its_own_check(setting: Setting) -> None:
     assert getattr(Settings(), FIELDS[key][0]) == values[FIELDS[key][0]]
 
 
-def test_the_protocol_docs_table_lists_every_setting() -> None:
-    docs = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
-    section = docs.read_text(encoding="utf-8").split("## Settings", 1)[1].split("\n## ", 1)[0]
-    rows = [line for line in section.splitlines() if line.startswith("| `")]
-    documented = {key for row in rows for key in re.findall(r"`(\w+)`", row.split(" | ")[0])}
-    assert documented == set(FIELDS)
+def test_the_protocol_docs_table_is_the_one_generated_from_the_declarations() -> None:
+    """``make docs`` regenerates it; a declaration changed without it fails here."""
+    document = PROTOCOL_DOC.read_text(encoding="utf-8")
+    assert with_table(document) == document
+    section = document.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `(\w+)` \|", section, re.M)
+    assert documented == list(FIELDS)
+
+
+def test_a_changed_declaration_makes_the_docs_table_stale() -> None:
+    document = PROTOCOL_DOC.read_text(encoding="utf-8")
+    stale = document.replace("| sections per search |", "| results per search |")
+    assert stale != document
+    assert with_table(stale) == document
+
+
+def test_the_settings_the_pipeline_and_the_cli_share_the_catalogs_default_profile() -> None:
+    assert Settings().profile == DEFAULT_PROFILE
+    assert AssistantConfig().profile == DEFAULT_PROFILE
+    assert build_parser().parse_args(["stats"]).profile == DEFAULT_PROFILE
