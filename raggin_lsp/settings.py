@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
@@ -327,6 +325,10 @@ def read_yaml(path: Path) -> tuple[Any, list[str]]:
         return None, []
     except OSError as error:
         return None, [f"{path}: cannot be read ({error.strerror})"]
+    # Only a file that exists pays for the YAML parser (the language server reads these
+    # files before answering `initialize`).
+    import yaml
+
     try:
         return yaml.safe_load(text), []
     except yaml.YAMLError as error:

@@ -5,6 +5,7 @@ of ``raggin_lsp`` that imported one of them would break there (``make bench`` ru
 ``python -m bench`` from a checkout instead of a ``raggin-lsp bench`` command).
 """
 
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,4 @@ def test_the_cli_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
         build_parser().parse_args(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out.strip() == f"raggin-lsp {package_version()}"
+    assert package_version() == version("raggin-lsp")  # pyproject.toml reads it from us
