@@ -4,9 +4,11 @@ import asyncio
 import ssl
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
+from raggin_lsp.assistant import Assistant, AssistantConfig
 from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.generate import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.generate.answer import answer_question
@@ -17,6 +19,7 @@ from raggin_lsp.generate.ollama_api import (
     tls_context,
 )
 from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.stages import NO_STAGES
 from tests.support.fake_ollama import FakeOllama, FakeScript, closed_port_host
 
 VERSION = "16.2.0"
@@ -316,3 +319,15 @@ def test_every_ollama_client_shares_one_verifying_tls_context() -> None:
     assert tls_context() is context
     assert context.verify_mode == ssl.CERT_REQUIRED
     assert context.check_hostname
+
+
+def test_the_assistant_warm_up_prepares_the_tls_context_before_the_first_ask(
+    tmp_path: Path,
+) -> None:
+    """The language server warms up in the background: the first ask must not build it."""
+    tls_context.cache_clear()
+    assistant = Assistant(
+        AssistantConfig(profile="light", qdrant_path=tmp_path / "qdrant", stages=NO_STAGES)
+    )
+    assistant.warm_up()
+    assert tls_context.cache_info().currsize == 1
