@@ -43,8 +43,10 @@ STATUS = "raggin/status"
 DIFF = "raggin/diff"
 
 
-def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
-    server = RagginServer()
+def create_server(
+    log_handler: ClientLogHandler | None = None, *, catalogs: diagnostics.Catalogs | None = None
+) -> RagginServer:
+    server = RagginServer(catalogs=catalogs)
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RagginServer, params: types.InitializeParams) -> None:
@@ -104,6 +106,10 @@ def create_server(log_handler: ClientLogHandler | None = None) -> RagginServer:
     def shutdown(ls: RagginServer, params: Any) -> None:
         ls.connected = False
         ls.jobs.cancel_all()
+
+    @server.feature(types.EXIT)
+    def exit_(ls: RagginServer, params: Any) -> None:
+        ls.exit_now()
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @quiet("hover", None)
