@@ -58,11 +58,31 @@ def peak_rss_mb_children() -> float:
 
 def peak_rss_mb_of(pid: int) -> float | None:
     """A running process's peak RSS (Linux ``VmHWM``), or None where unknown."""
+    return _status_mb(pid, "VmHWM:")
+
+
+def _status_mb(pid: int, field: str) -> float | None:
     try:
         status = Path(f"/proc/{pid}/status").read_text(encoding="ascii")
     except OSError:
         return None
     for line in status.splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return None
+
+
+def rss_mb_of(pid: int) -> float | None:
+    """A running process's resident memory now (Linux ``VmRSS``), or None where unknown."""
+    return _status_mb(pid, "VmRSS:")
+
+
+def child_pids() -> list[int]:
+    """This process's running children (Linux ``/proc``; empty elsewhere)."""
+    pids: list[int] = []
+    for children in Path("/proc/self/task").glob("*/children"):
+        try:
+            pids += [int(pid) for pid in children.read_text(encoding="ascii").split()]
+        except OSError:
+            continue
+    return sorted(set(pids))

@@ -376,8 +376,12 @@ class Assistant:
             return None
 
     def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
-        """Read what each indexed version's docs say about their APIs now (the retrieval
-        stages need it), so that the first search does not wait for it."""
+        """Prepare now what the first search and the first answer would otherwise wait
+        for: the Ollama client's TLS settings (which read the CA bundle) and what each
+        indexed version's docs say about their APIs (the retrieval stages need it)."""
+        from raggin_lsp.generate.ollama_api import tls_context  # imports ollama and httpx
+
+        tls_context()
         if not self.config.stages.needs_docs_map:
             return
         for version in self.indexed_versions():

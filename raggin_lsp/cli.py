@@ -1,6 +1,6 @@
 """The ``raggin-lsp`` command line: the pipeline's stages, one subcommand each.
 
-Each subcommand group registers itself in :data:`_SUBCOMMANDS` through an ``_add_*``
+Each subcommand group registers itself (see :func:`_subcommands`) through an ``_add_*``
 function that builds its parser and names its handler; handlers are small functions
 taking the parsed arguments and returning the exit code. A :class:`RagginError` is
 printed as one line on stderr with exit code 1; usage errors exit with 2.
@@ -25,12 +25,6 @@ from raggin_lsp.cli_support import (
     note,
     print_json,
 )
-from raggin_lsp.commands.apis import add_apis_command
-from raggin_lsp.commands.demo import add_demo_command
-from raggin_lsp.commands.diff import add_diff_command
-from raggin_lsp.commands.eval import add_eval_command
-from raggin_lsp.commands.index import add_index_commands
-from raggin_lsp.commands.mcp import add_mcp_command
 from raggin_lsp.commands.serve import add_serve_command
 from raggin_lsp.errors import RagginError
 
@@ -206,20 +200,42 @@ def _add_docs(subparsers: Any) -> None:
 
 # --- entry point -------------------------------------------------------------------------
 
-_SUBCOMMANDS: tuple[Callable[[Any], None], ...] = (
-    _add_versions,
-    _add_docs,
-    add_index_commands,
-    add_apis_command,
-    add_diff_command,
-    add_serve_command,
-    add_mcp_command,
-    add_demo_command,
-    add_eval_command,
-)
+
+def _subcommands(command: str | None) -> tuple[Callable[[Any], None], ...]:
+    """The subcommand groups to register: all of them, or only ``serve`` when that is the
+    command. Editors spawn ``serve`` on every start and wait for its answer to
+    ``initialize``; the other groups' modules (question sets, YAML, retrieval stages)
+    would only delay it, so they are imported here, when their parsers are built."""
+    if command == "serve":
+        return (add_serve_command,)
+    from raggin_lsp.commands.apis import add_apis_command
+    from raggin_lsp.commands.demo import add_demo_command
+    from raggin_lsp.commands.diff import add_diff_command
+    from raggin_lsp.commands.eval import add_eval_command
+    from raggin_lsp.commands.index import add_index_commands
+    from raggin_lsp.commands.mcp import add_mcp_command
+
+    return (
+        _add_versions,
+        _add_docs,
+        add_index_commands,
+        add_apis_command,
+        add_diff_command,
+        add_serve_command,
+        add_mcp_command,
+        add_demo_command,
+        add_eval_command,
+    )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the global options take no values)."""
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given the ``command`` about to run, it may leave out
+    the other subcommands (see :func:`_subcommands`)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Answers Next.js questions from the docs of the exact version you use.",
@@ -229,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="count", default=0, help="log more (repeat for debug)"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for add in _SUBCOMMANDS:
+    for add in _subcommands(command):
         add(subparsers)
     return parser
 
@@ -250,7 +266,7 @@ def _server_error_message(error: Exception) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits on --help (0) and on usage errors (2)

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE
 from raggin_lsp.generate.model import DEFAULT_HOST, DEFAULT_MODEL
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
@@ -432,6 +430,10 @@ def read_yaml(path: Path) -> tuple[Any, list[str]]:
         return None, []
     except OSError as error:
         return None, [f"{path}: cannot be read ({error.strerror})"]
+    # Only a file that exists pays for the YAML parser (the language server reads these
+    # files before answering `initialize`).
+    import yaml
+
     try:
         return yaml.safe_load(text), []
     except yaml.YAMLError as error:

@@ -17,14 +17,16 @@ nothing about which API exists or where it is documented (the docs say that, see
 Positions are 0-based lines and UTF-16 columns, as LSP counts them. Pure: no I/O.
 """
 
+from __future__ import annotations
+
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import tree_sitter_typescript
-from tree_sitter import Language, Node, Parser, Tree
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Tree
 
 RefKind = Literal["import", "module", "export", "directive", "config", "file"]
 
@@ -80,6 +82,11 @@ def is_source_file(path: str) -> bool:
 
 @cache
 def _parser(typescript: bool) -> Parser:
+    # Imported on the first parse, not with this module: the language server imports it
+    # on its way to answering `initialize`, which must not wait for the grammars.
+    import tree_sitter_typescript
+    from tree_sitter import Language, Parser
+
     grammar = (
         tree_sitter_typescript.language_typescript()
         if typescript

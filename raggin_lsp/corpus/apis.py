@@ -39,10 +39,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from raggin_lsp.code.syntax import SourceFile
-from raggin_lsp.corpus.parse import ParsedPage
+
+if TYPE_CHECKING:  # parsing (mistune, YAML) is imported only when a catalog is built
+    from raggin_lsp.corpus.parse import ParsedPage
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +215,7 @@ class ApiCatalog:
 # --------------------------------------------------------------------------- building
 
 
-def build_catalog(version: str, pages: Iterable[ParsedPage]) -> ApiCatalog:
+def build_catalog(version: str, pages: Iterable["ParsedPage"]) -> ApiCatalog:
     """Derive the catalog of ``version`` from its parsed pages (see the module doc)."""
     parsed = [page for page in pages if _API_SEGMENT in page.page.url_path]
     catalog = ApiCatalog(version)
@@ -275,7 +277,7 @@ def name_key(name: str) -> str:
     return match.group(1) if match else key.lower()
 
 
-def _api_of(parsed: ParsedPage) -> Api:
+def _api_of(parsed: "ParsedPage") -> Api:
     page = parsed.page
     title_name = own_name(page.title)
     slug = page.url_path.rsplit("/", 1)[-1]
@@ -313,7 +315,7 @@ class _Example:
     source: SourceFile
 
 
-def _examples(parsed: ParsedPage) -> list[_Example]:
+def _examples(parsed: "ParsedPage") -> list[_Example]:
     examples = []
     seen: set[str] = set()
     for section in parsed.sections:
@@ -394,7 +396,7 @@ def _config_symbols(
     return found
 
 
-def _file_symbols(title: str, parsed: ParsedPage, kind: str) -> list[Symbol]:
+def _file_symbols(title: str, parsed: "ParsedPage", kind: str) -> list[Symbol]:
     """Files a file-convention page names in its title (``proxy.js``, ``robots.txt``,
     ``opengraph-image and twitter-image``), placed where the examples' file names are."""
     if kind not in ("file-conventions", "metadata"):
@@ -422,7 +424,7 @@ def _folder_of(filename: str) -> str:
     return parts[0] if len(parts) > 1 and parts[0] in ("app", "pages") else ""
 
 
-def _history(parsed: ParsedPage) -> tuple[HistoryRow, ...]:
+def _history(parsed: "ParsedPage") -> tuple[HistoryRow, ...]:
     rows: list[HistoryRow] = []
     for section in parsed.sections:
         if not section.heading_path or section.heading_path[-1].lower() != "version history":
@@ -452,13 +454,13 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
 
 
-def _intro(parsed: ParsedPage) -> str:
+def _intro(parsed: "ParsedPage") -> str:
     first = next((s for s in parsed.sections if s.anchor == ""), None)
     paragraphs = first.text.split("\n\n")[:3] if first else []
     return " ".join(p.lstrip("> ") for p in paragraphs)
 
 
-def _statements(parsed: ParsedPage, api: Api) -> list[_Statement]:
+def _statements(parsed: "ParsedPage", api: Api) -> list[_Statement]:
     """Every (old name, status, new name) the page's title, description, introduction
     and Version History rows state."""
     found: list[_Statement] = []
@@ -536,7 +538,7 @@ def _replacement(sentence: str, following: str, own: str, whole: str) -> str | N
     return None
 
 
-def _deprecations(catalog: ApiCatalog, parsed: dict[str, ParsedPage]) -> list[Deprecation]:
+def _deprecations(catalog: ApiCatalog, parsed: dict[str, "ParsedPage"]) -> list[Deprecation]:
     """Statements turned into deprecations of symbols code can use (see the module doc)."""
     statements = [s for url, api in catalog.apis.items() for s in _statements(parsed[url], api)]
     deprecated_pages = {

@@ -10,6 +10,7 @@ also gives a ``quickfix`` code action that carries its diagnostic.
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,11 +31,22 @@ SOURCE = "raggin"
 PUSH_DELAY = 0.3  # seconds of quiet typing before a push client gets new diagnostics
 
 
-class Catalogs:
-    """API catalogs by version, loaded in a thread once (from the docs cache, else the
-    project's ``node_modules``, else fetched); a version that fails is not retried."""
+CatalogLoader = Callable[[str, Path | None], ApiCatalog]  # (version, workspace) -> catalog
 
-    def __init__(self) -> None:
+
+def load_catalog(version: str, workspace: Path | None) -> ApiCatalog:
+    """The catalog from the docs cache, else the project's ``node_modules``, else fetched."""
+    from raggin_lsp.corpus.apis import load_catalog as load
+
+    return load(version, workspace=workspace)
+
+
+class Catalogs:
+    """API catalogs by version, loaded in a thread once (by ``load``, :func:`load_catalog`
+    unless told otherwise); a version that fails is not retried."""
+
+    def __init__(self, load: CatalogLoader = load_catalog) -> None:
+        self._load = load
         self._loaded: dict[str, ApiCatalog] = {}
         self._failed: set[str] = set()
         self._lock = asyncio.Lock()
@@ -44,12 +56,8 @@ class Catalogs:
             return self._loaded.get(version)
         async with self._lock:
             if version not in self._loaded and version not in self._failed:
-                from raggin_lsp.corpus.apis import load_catalog
-
                 try:
-                    self._loaded[version] = await asyncio.to_thread(
-                        load_catalog, version, workspace=workspace
-                    )
+                    self._loaded[version] = await asyncio.to_thread(self._load, version, workspace)
                 except Exception as error:  # offline, unknown version: no diagnostics
                     log.warning("No API catalog for Next.js %s: %s", version, error)
                     self._failed.add(version)

@@ -8,7 +8,10 @@ import argparse
 import ipaddress
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:  # imported when serving starts, not with the CLI's parser
+    from raggin_lsp.server.diagnostics import Catalogs
 
 DEFAULT_PORT = 2087
 DEFAULT_HOST = "127.0.0.1"
@@ -36,12 +39,13 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-file", help="also write the server log to this file")
 
 
-def run_serve(args: argparse.Namespace) -> int:
+def run_serve(args: argparse.Namespace, *, catalogs: "Catalogs | None" = None) -> int:
+    """Serve until the client sends ``exit``; ``catalogs`` replaces the API catalogs."""
     from raggin_lsp.server import log
     from raggin_lsp.server.features import create_server
 
     handler = log.configure(args.log_level, args.log_file)
-    server = create_server(handler)
+    server = create_server(handler, catalogs=catalogs)
     if args.tcp:
         warn_if_exposed(args.host)
         server.start_tcp(args.host, args.port)
@@ -73,7 +77,7 @@ def warn_if_exposed(host: str, stream: TextIO = sys.stderr) -> bool:
     return True
 
 
-def serve(argv: Sequence[str] | None = None) -> int:
+def serve(argv: Sequence[str] | None = None, *, catalogs: "Catalogs | None" = None) -> int:
     parser = argparse.ArgumentParser(prog="raggin-lsp serve", description=__doc__)
     add_serve_arguments(parser)
-    return run_serve(parser.parse_args(argv))
+    return run_serve(parser.parse_args(argv), catalogs=catalogs)

@@ -55,10 +55,12 @@ def create_server(
     log_handler: ClientLogHandler | None = None,
     *,
     dense_gate: Callable[[], None] | None = None,
+    catalogs: diagnostics.Catalogs | None = None,
 ) -> RagginServer:
     """The language server with every feature; ``dense_gate`` runs before each batch of
-    an index job's dense pass (and may block: tests hold the pass there)."""
-    server = RagginServer()
+    an index job's dense pass (and may block: tests hold the pass there); ``catalogs``
+    builds the API catalogs (tests pass a slow one)."""
+    server = RagginServer(catalogs=catalogs)
     server.dense_gate = dense_gate
 
     @server.feature(types.INITIALIZE)
@@ -119,6 +121,10 @@ def create_server(
     def shutdown(ls: RagginServer, params: Any) -> None:
         ls.connected = False
         ls.jobs.cancel_all()
+
+    @server.feature(types.EXIT)
+    def exit_(ls: RagginServer, params: Any) -> None:
+        ls.exit_now()
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @quiet("hover", None)

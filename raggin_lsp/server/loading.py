@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from raggin_lsp.errors import ModelError, NotIndexedError, RagginError
 from raggin_lsp.errors import not_indexed_message as _not_indexed_message
 from raggin_lsp.index_progress import stage_message, stage_percentage
+from raggin_lsp.memory import release_free_memory
 from raggin_lsp.server.model_state import MODEL_RETRY_S, ModelState, ModelUnavailable
 from raggin_lsp.server.progress import WorkDone
 
@@ -273,6 +274,7 @@ class Loader:
             assistant.warm_up(progress=report)
         except RagginError as error:  # the first search builds what is missing itself
             log.warning("Could not prepare the API pages ahead of the first search: %s", error)
+        release_free_memory()  # what loading freed: ~40 MB of resident memory
 
     def resolve_range(self, spec: str) -> str | None:
         """The newest release matching an npm range, from the catalog once it is loaded."""

@@ -5,11 +5,14 @@ the index is first loaded, after ``initialized``, so ``initialize`` answers at o
 """
 
 import asyncio
+import contextlib
 import json
 import logging
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError, JsonRpcException
@@ -31,7 +34,7 @@ NAME = "raggin-lsp"
 class RagginServer(LanguageServer):
     protocol: RagginProtocol
 
-    def __init__(self) -> None:
+    def __init__(self, *, catalogs: Catalogs | None = None) -> None:
         self.jobs = Jobs()  # before the protocol, which holds on to it
         super().__init__(
             NAME,
@@ -48,11 +51,31 @@ class RagginServer(LanguageServer):
         # Runs before each batch of an index job's dense pass and may block (tests hold
         # the pass there to see the version answer lexically); see create_server.
         self.dense_gate: Callable[[], None] | None = None
-        self.catalogs = Catalogs()  # API catalogs: hovers, code actions, diagnostics, diff
+        # API catalogs: hovers, code actions, diagnostics, diff
+        self.catalogs = catalogs or Catalogs()
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
         # False once the client asked to shut down: nothing more is sent after that.
         self.connected = True
         self._reporting_error = False
+
+    def exit_now(self) -> NoReturn:
+        """End the process at once (the client sent ``exit``), abandoning background work.
+
+        pygls would raise ``SystemExit``, and ``asyncio.run`` then joins the event loop's
+        default executor: an API catalog build, the index opening or the model loading
+        still running there (seconds, more under load) would keep the process alive long
+        after the client gave up waiting for it. Nothing is lost by not waiting: reads and
+        caches are dropped, and an index write is kept by the store's write-ahead log and
+        ``staging/`` folder, which the next index job resumes (:mod:`raggin_lsp.store.embedded`).
+        The exit code is the one the LSP asks for: 0 after ``shutdown``, else 1.
+        """
+        code = 0 if self.protocol.shutdown_requested else 1
+        self.jobs.cancel_all()
+        logging.shutdown()  # flushes the log file
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a client that already closed the pipe
+                stream.flush()
+        os._exit(code)
 
     def workspace_root(self) -> Path | None:
         """The first workspace folder (or the root URI) as a path, if it is a local one."""

@@ -36,6 +36,7 @@ LSP_ROWS = (
     "raggin/search",
     "raggin/ask to first $/progress report (instant fake Ollama)",
     "peak RSS, language server process",
+    "RSS, language server process after a search",
 )
 BGE_M3_ROWS = (
     "build the random-weights model (once, cached)",
@@ -79,6 +80,8 @@ def test_quick_bench_prints_every_row(writable_light_index: Path) -> None:
     assert 0 < share < 100
     for name in LSP_ROWS:
         assert_measured(rows[(LSP, name)])
+    for name in (LSP_ROWS[0], LSP_ROWS[3], LSP_ROWS[5]):  # issue 14's targets
+        assert "target <" in rows[(LSP, name)]["note"]
     for name in BGE_M3_ROWS:
         row = rows[(BGE_M3, name)]
         assert row["median"] is None

@@ -28,6 +28,7 @@ from raggin_lsp.corpus.versions import Catalog, Release
 from raggin_lsp.errors import RagginError
 from raggin_lsp.generate.model import Answer, Citation
 from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.server.diagnostics import Catalogs, load_catalog
 
 RELEASES = ("15.5.9", "16.1.0", "16.2.0", "16.4.6")
 PAGES = {
@@ -51,6 +52,8 @@ class Script:
     batch_delay: float = 0.02
     models: list[str] = field(default_factory=lambda: ["qwen2.5-coder:7b"])
     docs_root: str | None = None  # a real docs tree: the API catalog is derived from it
+    catalog_delay: float = 0.0  # seconds each API catalog build takes on top of its own
+    catalog_started: str | None = None  # a file created when an API catalog build starts
 
 
 SCRIPT = Script(**json.loads(os.environ.get("RAGGIN_FAKE", "{}")))
@@ -233,6 +236,14 @@ def fake_catalog() -> Catalog:
     )
 
 
+def scripted_catalog(version: str, workspace: Path | None) -> ApiCatalog:
+    """The real API catalog, built as slowly as the script says."""
+    if SCRIPT.catalog_started is not None:
+        Path(SCRIPT.catalog_started).touch()
+    time.sleep(SCRIPT.catalog_delay)
+    return load_catalog(version, workspace)
+
+
 def main() -> int:
     import raggin_lsp.assistant
     import raggin_lsp.server.loading
@@ -240,7 +251,7 @@ def main() -> int:
 
     raggin_lsp.assistant.Assistant = FakeAssistant  # type: ignore[misc,assignment]
     raggin_lsp.server.loading._load_catalog = fake_catalog  # type: ignore[assignment]
-    return serve(sys.argv[1:])
+    return serve(sys.argv[1:], catalogs=Catalogs(scripted_catalog))
 
 
 if __name__ == "__main__":

@@ -125,6 +125,19 @@ async def test_hover_on_an_ordinary_word_is_null_and_fast(tmp_path: Path, projec
         assert time.perf_counter() - started < 0.5
 
 
+async def test_exit_ends_the_server_while_an_api_catalog_is_still_being_built(
+    tmp_path: Path, project: Path
+) -> None:
+    started = tmp_path / "catalog-build-started"
+    script = {"catalog_delay": 60.0, "catalog_started": str(started)}
+    # Neovim 0.7 gets pushed diagnostics: opening a file starts the API catalog build.
+    async with start(tmp_path, project, "neovim@v0.7.0", script=script) as session:
+        session.open("app/actions.ts")
+        await session.wait_for(started.exists)
+    # Leaving the session sends shutdown and exit, then fails unless the process ends
+    # within 10 s: it must not wait for the build, which has a minute to go.
+
+
 async def test_hover_on_a_version_not_indexed_starts_indexing_and_says_so(
     tmp_path: Path, project: Path
 ) -> None:

@@ -2,14 +2,18 @@
 
 import json
 import math
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
 from bench.__main__ import main
+from bench.lsp import ROW_NAMES, TARGETS, against_target
 from bench.pipeline import reembed_share
 from bench.report import BGE_M3, LIGHT, BenchReport, Row, render_table
-from bench.stats import percentile, summarize
+from bench.stats import child_pids, percentile, rss_mb_of, summarize
 from raggin_lsp.corpus.model import Section
 
 
@@ -140,3 +144,38 @@ def test_seconds_until_searchable_stops_the_job_after_the_lexical_pass() -> None
     assert seconds > 0
     assert len(embedder.sparse_texts) == 7  # every section stored lexically
     assert embedder.embedded_texts == []  # no dense vector computed
+
+
+@pytest.mark.parametrize(
+    ("row", "median", "verdict"),
+    [
+        pytest.param(0, 299.0, "target < 300 ms: met", id="initialize-met"),
+        pytest.param(0, 300.0, "target < 300 ms: missed", id="initialize-missed"),
+        pytest.param(3, 82.8, "target < 50 ms: missed", id="ask-missed"),
+        pytest.param(6, 399.0, "target < 400 MB: met", id="rss-met"),
+    ],
+)
+def test_the_issue_14_rows_say_whether_they_meet_their_target(
+    row: int, median: float, verdict: str
+) -> None:
+    name, unit = ROW_NAMES[row]
+    assert name in TARGETS
+    assert against_target(name, median, unit) == verdict
+
+
+def test_the_resident_memory_of_a_child_process_is_read() -> None:
+    script = "import sys; block = bytearray(64 * 2**20); sys.stdin.read()"
+    with subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE) as child:
+        try:
+            assert child.pid in child_pids()
+            rss = None
+            for _ in range(200):  # until the child has allocated its block
+                rss = rss_mb_of(child.pid)
+                if rss is not None and rss > 64:
+                    break
+                time.sleep(0.05)
+            assert rss is not None
+            assert rss > 64
+        finally:
+            assert child.stdin is not None
+            child.stdin.close()

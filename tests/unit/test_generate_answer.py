@@ -1,16 +1,25 @@
 """answer_question against a fake Ollama server speaking the real wire format."""
 
 import asyncio
+import ssl
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
+from raggin_lsp.assistant import Assistant, AssistantConfig
 from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.generate import Answer, ContextItem, GenerationSettings, Turn
 from raggin_lsp.generate.answer import answer_question
-from raggin_lsp.generate.ollama_api import OllamaUnreachableError, is_reachable, list_models
+from raggin_lsp.generate.ollama_api import (
+    OllamaUnreachableError,
+    is_reachable,
+    list_models,
+    tls_context,
+)
 from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.stages import NO_STAGES
 from tests.support.fake_ollama import FakeOllama, FakeScript, closed_port_host
 
 VERSION = "16.2.0"
@@ -308,3 +317,23 @@ async def test_list_models_on_a_closed_port_says_how_to_start_ollama() -> None:
     with pytest.raises(OllamaUnreachableError, match="ollama serve"):
         await list_models(host)
     assert not await is_reachable(host)
+
+
+def test_every_ollama_client_shares_one_verifying_tls_context() -> None:
+    """Built once (it reads the CA bundle) and never loosened: https hosts stay checked."""
+    context = tls_context()
+    assert tls_context() is context
+    assert context.verify_mode == ssl.CERT_REQUIRED
+    assert context.check_hostname
+
+
+def test_the_assistant_warm_up_prepares_the_tls_context_before_the_first_ask(
+    tmp_path: Path,
+) -> None:
+    """The language server warms up in the background: the first ask must not build it."""
+    tls_context.cache_clear()
+    assistant = Assistant(
+        AssistantConfig(profile="light", qdrant_path=tmp_path / "qdrant", stages=NO_STAGES)
+    )
+    assistant.warm_up()
+    assert tls_context.cache_info().currsize == 1

@@ -5,12 +5,13 @@ of ``raggin_lsp`` that imported one of them would break there (``make bench`` ru
 ``python -m bench`` from a checkout instead of a ``raggin-lsp bench`` command).
 """
 
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 from raggin_lsp import package_version
-from raggin_lsp.cli import build_parser
+from raggin_lsp.cli import build_parser, main
 from tests.support.package_imports import (
     boundary_violations,
     import_cycles,
@@ -81,3 +82,30 @@ def test_the_cli_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
         build_parser().parse_args(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out.strip() == f"raggin-lsp {package_version()}"
+    assert package_version() == version("raggin-lsp")  # pyproject.toml reads it from us
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["serve", "--help"], id="serve"),
+        pytest.param(["-v", "serve", "--help"], id="verbose-serve"),
+    ],
+)
+def test_serve_builds_only_its_own_parser(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Editors spawn `serve` on every start: its help works without the other commands."""
+    assert main(argv) == 0
+    assert "--tcp" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # the other commands are not even registered
+        build_parser("serve").parse_args(["index", "16.4.6"])
+
+
+def test_every_other_command_line_knows_every_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--help"]) == 0
+    listed = capsys.readouterr().out
+    for command in ("index", "search", "eval", "mcp", "serve", "demo", "apis", "diff"):
+        assert command in listed
