@@ -98,6 +98,7 @@ class AssistantConfig(Settings):
             model=model or self.model,
             options=merged,
             history_turns=self.history_turns,
+            first_token_timeout=self.first_token_timeout,
         )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE
-from raggin_lsp.generate.model import DEFAULT_HOST, DEFAULT_MODEL
+from raggin_lsp.generate.model import DEFAULT_HOST, DEFAULT_MODEL, FIRST_TOKEN_TIMEOUT_S
 from raggin_lsp.retrieve.stages import DEFAULT_RERANKER, DEFAULT_STAGES, Stages
 from raggin_lsp.retrieve.strategies import DEFAULT_FUSION, STRATEGIES
 
@@ -357,6 +357,12 @@ class Settings:
     )
     history_turns: int = _setting(
         "historyTurns", 3, _integer(0, 20), "earlier turns replayed to the model"
+    )
+    first_token_timeout: float = _setting(
+        "firstTokenTimeout",
+        FIRST_TOKEN_TIMEOUT_S,
+        _number(1, 600),
+        "seconds Ollama may take to its first token before the answer quotes the docs instead",
     )
     auto_index: bool = _setting("autoIndex", True, _boolean, "index a missing version on first use")
     diagnostics: bool = _setting(

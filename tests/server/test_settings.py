@@ -150,11 +150,18 @@ def test_assistant_config_carries_the_settings() -> None:
     store = SettingsStore()
     store.update(
         "client",
-        {"profile": "light", "topK": 3, "generation": {"temperature": 0.1}, "autoIndex": False},
+        {
+            "profile": "light",
+            "topK": 3,
+            "generation": {"temperature": 0.1},
+            "autoIndex": False,
+            "firstTokenTimeout": 90,
+        },
     )
     config = AssistantConfig.from_settings(store.effective())
     assert (config.profile, config.top_k, config.auto_index) == ("light", 3, False)
     assert config.generation_settings().options["temperature"] == 0.1
+    assert config.generation_settings().first_token_timeout == 90.0
 
 
 def test_a_server_only_setting_leaves_the_assistant_config_alone() -> None:

@@ -18,6 +18,7 @@ export const SERVER_KEYS = [
   'retrievalStages',
   'rerankerModel',
   'historyTurns',
+  'firstTokenTimeout',
   'autoIndex',
   'diagnostics',
 ] as const;
