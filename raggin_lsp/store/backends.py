@@ -30,7 +30,7 @@ from raggin_lsp.store.embedded import (
     write_session,
 )
 from raggin_lsp.store.locking import writer_lock
-from raggin_lsp.store.model import IndexBusyError, VersionInfo
+from raggin_lsp.store.model import EntryState, IndexBusyError, VersionInfo
 from raggin_lsp.store.settings import StoreSettings
 from raggin_lsp.store.views import Points, ReadView, WriteView
 
@@ -45,24 +45,8 @@ class _EdgeWriteView:
     def entry(self, version: str) -> VersionInfo | None:
         return self._session.manifest.entries.get(version)
 
-    def put_entry(
-        self,
-        version: str,
-        *,
-        complete: bool,
-        sections: int,
-        started_at: float,
-        lexical: bool = False,
-        dense: int = 0,
-    ) -> None:
-        self._session.manifest.put(
-            version,
-            complete=complete,
-            sections=sections,
-            started_at=started_at,
-            lexical=lexical,
-            dense=dense,
-        )
+    def put_entry(self, version: str, state: EntryState) -> None:
+        self._session.manifest.put(version, state)
         self._session.save_manifest()
 
     def delete_entry(self, version: str) -> None:

@@ -10,26 +10,31 @@ directory to open: :mod:`raggin_lsp.store.generations` hands it a directory that
 process alone owns.
 """
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import qdrant_edge as qe
 
 from raggin_lsp.corpus.summary import PAGE_TAG
-from raggin_lsp.embed.base import ProfileSpec, SparseVector
+from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store.points import (
     RRF_K,
     FusionMethod,
     Hit,
     Prefetches,
     QueryVector,
+    Scope,
     StoredPoint,
-    StoredVector,
-    dense_list,
+    engine_query,
+    engine_vectors,
+    hit,
+    in_pages,
     in_rank_order,
+    listed_versions,
     prefetch_items,
+    scrolled,
+    stored_point,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 
@@ -79,7 +84,9 @@ class EdgeCollection:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             edge_points = [
-                qe.Point(point.id, _edge_vectors(point.vectors), dict(point.payload))
+                qe.Point(
+                    point.id, engine_vectors(point.vectors, qe.SparseVector), dict(point.payload)
+                )
                 for point in points
             ]
             self._shard.update(qe.UpdateOperation.upsert_points(edge_points))
@@ -87,17 +94,21 @@ class EdgeCollection:
     def set_vectors(self, points: Sequence[StoredPoint]) -> None:
         """Add or replace the named vectors of stored points (payload and others kept)."""
         if points:
-            update = [qe.PointVectors(point.id, _edge_vectors(point.vectors)) for point in points]
+            update = [
+                qe.PointVectors(point.id, engine_vectors(point.vectors, qe.SparseVector))
+                for point in points
+            ]
             self._shard.update(qe.UpdateOperation.update_vectors(update))
 
     def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
-        for start in range(0, len(ids), _PAGE):
-            page: list[int | UUID | str] = list(ids[start : start + _PAGE])
-            self._shard.update(qe.UpdateOperation.set_payload(page, {"versions": list(versions)}))
+        for page in in_pages(ids, _PAGE):
+            self._shard.update(
+                qe.UpdateOperation.set_payload([*page], {"versions": list(versions)})
+            )
 
     def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), _PAGE):
-            self._shard.update(qe.UpdateOperation.delete_points(list(ids[start : start + _PAGE])))
+        for page in in_pages(ids, _PAGE):
+            self._shard.update(qe.UpdateOperation.delete_points([*page]))
 
     # ----------------------------------------------------------------- reading
 
@@ -117,10 +128,8 @@ class EdgeCollection:
             must=[qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))],
             must_not=[qe.HasVectorCondition(name)],
         )
-        found: list[str] = []
-        offset: Any = None
-        while True:
-            records, offset = self._shard.scroll(
+        records = scrolled(
+            lambda offset: self._shard.scroll(
                 qe.ScrollRequest(
                     offset=offset,
                     limit=_PAGE,
@@ -129,26 +138,21 @@ class EdgeCollection:
                     with_vector=False,
                 )
             )
-            found.extend(str(record.id) for record in records)
-            if offset is None:
-                return found
+        )
+        return [str(record.id) for record in records]
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
-        for start in range(0, len(ids), _PAGE):
-            records = self._shard.retrieve(
-                list(ids[start : start + _PAGE]), with_payload=["versions"], with_vector=False
-            )
-            for record in records:
-                found[str(record.id)] = list((record.payload or {}).get("versions", []))
+        for page in in_pages(ids, _PAGE):
+            records = self._shard.retrieve([*page], with_payload=["versions"], with_vector=False)
+            found.update(listed_versions(records))
         return found
 
     def with_version(self, version: str, *, vectors: bool = False) -> Iterator[StoredPoint]:
         """Every point listing ``version`` (payload always; vectors when asked)."""
-        offset: Any = None
-        query_filter = version_filter(version, None, None, None, None)
-        while True:
-            records, offset = self._shard.scroll(
+        query_filter = version_filter(Scope(version, summaries=None))
+        records = scrolled(
+            lambda offset: self._shard.scroll(
                 qe.ScrollRequest(
                     offset=offset,
                     limit=_PAGE,
@@ -157,57 +161,39 @@ class EdgeCollection:
                     with_vector=vectors,
                 )
             )
-            for record in records:
-                yield StoredPoint(
-                    id=str(record.id),
-                    vectors=_neutral_vectors(record.vector) if vectors else {},
-                    payload=dict(record.payload or {}),
-                )
-            if offset is None:
-                return
+        )
+        for record in records:
+            yield stored_point(record, qe.SparseVector, vectors=vectors)
 
-    def rank(
-        self,
-        name: str,
-        query: QueryVector,
-        version: str,
-        routers: Sequence[str] | None,
-        limit: int,
-        only: Sequence[str] | None = None,
-        pages: Sequence[str] | None = None,
-        summaries: bool = False,
-    ) -> list[Hit]:
-        if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
+    def rank(self, name: str, query: QueryVector, scope: Scope, limit: int) -> list[Hit]:
+        if limit <= 0 or scope.empty:
             return []
         points = self._shard.query(
             qe.QueryRequest(
                 limit=limit,
-                query=qe.Query.Nearest(_edge_query(query), using=name),
-                filter=version_filter(version, routers, only, pages, summaries),
+                query=qe.Query.Nearest(engine_query(query, qe.SparseVector), using=name),
+                filter=version_filter(scope),
                 with_payload=True,
             )
         )
-        return in_rank_order([_hit(point) for point in points])
+        return in_rank_order([hit(point) for point in points])
 
     def fuse(
         self,
         method: FusionMethod,
         queries: Prefetches,
-        version: str,
-        routers: Sequence[str] | None,
+        scope: Scope,
         limit: int,
         candidates: int,
         weights: Sequence[float] | None = None,
-        pages: Sequence[str] | None = None,
-        summaries: bool = False,
     ) -> list[Hit]:
-        if limit <= 0 or not queries or (pages is not None and not pages):
+        if limit <= 0 or not queries or scope.empty:
             return []
-        query_filter = version_filter(version, routers, None, pages, summaries)
+        query_filter = version_filter(scope)
         prefetches = [
             qe.Prefetch(
                 limit=candidates,
-                query=qe.Query.Nearest(_edge_query(vector), using=name),
+                query=qe.Query.Nearest(engine_query(vector, qe.SparseVector), using=name),
                 filter=query_filter,
             )
             for name, vector in prefetch_items(queries)
@@ -226,64 +212,23 @@ class EdgeCollection:
                 with_payload=True,
             )
         )
-        return in_rank_order([_hit(point) for point in points])
+        return in_rank_order([hit(point) for point in points])
 
 
-def version_filter(
-    version: str,
-    routers: Sequence[str] | None,
-    only: Sequence[str] | None,
-    pages: Sequence[str] | None = None,
-    summaries: bool | None = None,
-) -> qe.Filter:
-    """Points of ``version`` (of these routers, ids and pages when given): sections, or
-    with ``summaries`` the pages' outline points (None: both, for maintenance)."""
-    must: list[Any] = [qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))]
-    if routers is not None:
-        must.append(qe.FieldCondition(key="router", match=qe.MatchAny(any=list(routers))))
-    if only is not None:
-        must.append(qe.HasIdCondition(point_ids=set(only)))
-    if pages is not None:
-        must.append(qe.FieldCondition(key="url_path", match=qe.MatchAny(any=list(pages))))
+def version_filter(scope: Scope) -> qe.Filter:
+    """The Edge filter selecting the points of ``scope``."""
+    must: list[Any] = []
+    if scope.version is not None:
+        must.append(qe.FieldCondition(key="versions", match=qe.MatchValue(value=scope.version)))
+    if scope.routers is not None:
+        must.append(qe.FieldCondition(key="router", match=qe.MatchAny(any=list(scope.routers))))
+    if scope.only is not None:
+        must.append(qe.HasIdCondition(point_ids=set(scope.only)))
+    if scope.pages is not None:
+        must.append(qe.FieldCondition(key="url_path", match=qe.MatchAny(any=list(scope.pages))))
     summary = qe.FieldCondition(key="tag", match=qe.MatchValue(value=PAGE_TAG))
-    if summaries is None:
+    if scope.summaries is None:
         return qe.Filter(must=must)
-    if summaries:
+    if scope.summaries:
         return qe.Filter(must=[*must, summary])
     return qe.Filter(must=must, must_not=[summary])
-
-
-def _edge_query(query: QueryVector) -> Any:
-    if isinstance(query, SparseVector):
-        return qe.SparseVector(indices=list(query.indices), values=list(query.values))
-    return dense_list(query)
-
-
-def _edge_vectors(vectors: Mapping[str, StoredVector]) -> dict[str, Any]:
-    return {
-        name: (
-            qe.SparseVector(indices=list(vector.indices), values=list(vector.values))
-            if isinstance(vector, SparseVector)
-            else list(vector)
-        )
-        for name, vector in vectors.items()
-    }
-
-
-def _neutral_vectors(vector: Any) -> dict[str, StoredVector]:
-    if not isinstance(vector, dict):
-        return {}
-    neutral: dict[str, StoredVector] = {}
-    for name, value in vector.items():
-        if isinstance(value, qe.SparseVector):
-            neutral[name] = SparseVector(
-                indices=tuple(int(i) for i in value.indices),
-                values=tuple(float(v) for v in value.values),
-            )
-        else:
-            neutral[name] = [float(v) for v in value]
-    return neutral
-
-
-def _hit(point: qe.ScoredPoint) -> Hit:
-    return Hit(id=str(point.id), score=float(point.score), payload=point.payload or {})

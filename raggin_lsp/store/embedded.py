@@ -48,7 +48,7 @@ import portalocker
 from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store.edge import EdgeCollection
 from raggin_lsp.store.format import EMBEDDED_FORMAT
-from raggin_lsp.store.model import IndexDamagedError, IndexWriteError, VersionInfo
+from raggin_lsp.store.model import EntryState, IndexDamagedError, IndexWriteError, VersionInfo
 
 SHARD = "shard"
 MANIFEST = "manifest.json"
@@ -135,28 +135,8 @@ class Manifest:
         }
         _write_atomically(path, json.dumps(data, indent=1))
 
-    def put(
-        self,
-        version: str,
-        *,
-        complete: bool,
-        sections: int,
-        started_at: float,
-        lexical: bool = False,
-        dense: int = 0,
-    ) -> None:
-        self.entries[version] = VersionInfo(
-            version=version,
-            complete=complete,
-            sections=sections,
-            profile=self.profile,
-            fingerprint=self.fingerprint,
-            started_at=started_at,
-            completed_at=time.time() if complete else None,
-            collection=self.collection,
-            lexical=lexical,
-            dense=sections if complete else dense,
-        )
+    def put(self, version: str, state: EntryState) -> None:
+        self.entries[version] = state.info(version, self.profile, self.fingerprint, self.collection)
 
 
 # ------------------------------------------------------------------ folders

@@ -6,7 +6,6 @@ accept it, and points are upserted with ``vector={}``), one point per
 ``complete``; write jobs set that flag last and ``remove_version`` clears the entry first.
 """
 
-import time
 import uuid
 import warnings
 from typing import Any
@@ -14,7 +13,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from raggin_lsp.embed.base import ProfileSpec
-from raggin_lsp.store.model import VersionInfo
+from raggin_lsp.store.model import EntryState, VersionInfo
 from raggin_lsp.store.schema import MANIFEST_COLLECTION
 
 _PAGE = 1000
@@ -46,24 +45,20 @@ def put(
     collection: str,
     spec: ProfileSpec,
     version: str,
-    *,
-    complete: bool,
-    sections: int,
-    started_at: float,
-    lexical: bool = False,
-    dense: int = 0,
+    state: EntryState,
 ) -> None:
+    info = state.info(version, spec.name, spec.fingerprint, collection)
     payload: dict[str, Any] = {
-        "collection": collection,
-        "version": version,
-        "complete": complete,
-        "sections": sections,
-        "profile": spec.name,
-        "fingerprint": spec.fingerprint,
-        "started_at": started_at,
-        "completed_at": time.time() if complete else None,
-        "lexical": lexical,
-        "dense": sections if complete else dense,
+        "collection": info.collection,
+        "version": info.version,
+        "complete": info.complete,
+        "sections": info.sections,
+        "profile": info.profile,
+        "fingerprint": info.fingerprint,
+        "started_at": info.started_at,
+        "completed_at": info.completed_at,
+        "lexical": info.lexical,
+        "dense": info.dense,
     }
     client.upsert(
         MANIFEST_COLLECTION,

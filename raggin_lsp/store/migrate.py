@@ -21,7 +21,7 @@ from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store import manifest
 from raggin_lsp.store.embedded import ProfileFolder, is_local_mode, write_session
 from raggin_lsp.store.locking import writer_lock
-from raggin_lsp.store.model import IndexDamagedError, VersionInfo
+from raggin_lsp.store.model import EntryState, IndexDamagedError, VersionInfo
 from raggin_lsp.store.points import StoredPoint
 from raggin_lsp.store.schema import MANIFEST_COLLECTION, SPARSE, TEXT
 from raggin_lsp.store.server import ServerCollection
@@ -83,9 +83,9 @@ def _migrate(client: QdrantClient, store: Path) -> int:
             for info in by_collection[collection]:
                 session.manifest.put(
                     info.version,
-                    complete=info.complete,
-                    sections=info.sections,
-                    started_at=info.started_at,
+                    EntryState(
+                        complete=info.complete, sections=info.sections, started_at=info.started_at
+                    ),
                 )
             # Every point, including those an interrupted job left unlisted (resumable).
             batch: list[StoredPoint] = []

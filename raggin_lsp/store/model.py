@@ -1,5 +1,6 @@
 """What the index reports: progress, the outcome of a write job, statistics, and its errors."""
 
+import time
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -94,6 +95,32 @@ class VersionInfo:
         if self.lexical:
             return f"lexical only, dense {self.dense_percent}%"
         return "not searchable yet"
+
+
+@dataclass(frozen=True)
+class EntryState:
+    """What a write job records about a version in the manifest (both backends)."""
+
+    complete: bool
+    sections: int
+    started_at: float
+    lexical: bool = False
+    dense: int = 0
+
+    def info(self, version: str, profile: str, fingerprint: str, collection: str) -> VersionInfo:
+        """The manifest entry saying this now (a complete version is complete now)."""
+        return VersionInfo(
+            version=version,
+            complete=self.complete,
+            sections=self.sections,
+            profile=profile,
+            fingerprint=fingerprint,
+            started_at=self.started_at,
+            completed_at=time.time() if self.complete else None,
+            collection=collection,
+            lexical=self.lexical,
+            dense=self.sections if self.complete else self.dense,
+        )
 
 
 @dataclass(frozen=True)

@@ -8,27 +8,32 @@ is involved; the list of versions lives in the manifest collection
 """
 
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 from qdrant_client import QdrantClient, models
 
 from raggin_lsp.corpus.summary import PAGE_TAG
-from raggin_lsp.embed.base import ProfileSpec, SparseVector
+from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store import manifest
-from raggin_lsp.store.model import VersionInfo
+from raggin_lsp.store.model import EntryState, VersionInfo
 from raggin_lsp.store.points import (
     RRF_K,
     FusionMethod,
     Hit,
     Prefetches,
     QueryVector,
+    Scope,
     StoredPoint,
-    StoredVector,
-    dense_list,
+    engine_query,
+    engine_vectors,
+    hit,
+    in_pages,
     in_rank_order,
+    listed_versions,
     prefetch_items,
+    scrolled,
+    stored_point,
 )
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 from raggin_lsp.store.settings import StoreSettings
@@ -84,7 +89,7 @@ class ServerCollection:
                 points=[
                     models.PointStruct(
                         id=point.id,
-                        vector=_qdrant_vectors(point.vectors),
+                        vector=engine_vectors(point.vectors, models.SparseVector),
                         payload=dict(point.payload),
                     )
                     for point in points
@@ -98,27 +103,24 @@ class ServerCollection:
             self.client.update_vectors(
                 self.collection,
                 points=[
-                    models.PointVectors(id=point.id, vector=_qdrant_vectors(point.vectors))
+                    models.PointVectors(
+                        id=point.id, vector=engine_vectors(point.vectors, models.SparseVector)
+                    )
                     for point in points
                 ],
                 wait=True,
             )
 
     def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
-        for start in range(0, len(ids), _PAGE):
+        for page in in_pages(ids, _PAGE):
             self.client.set_payload(
-                self.collection,
-                payload={"versions": list(versions)},
-                points=list(ids[start : start + _PAGE]),
-                wait=True,
+                self.collection, payload={"versions": list(versions)}, points=[*page], wait=True
             )
 
     def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), _PAGE):
+        for page in in_pages(ids, _PAGE):
             self.client.delete(
-                self.collection,
-                points_selector=models.PointIdsList(points=list(ids[start : start + _PAGE])),
-                wait=True,
+                self.collection, points_selector=models.PointIdsList(points=[*page]), wait=True
             )
 
     # ----------------------------------------------------------------- reading
@@ -145,10 +147,8 @@ class ServerCollection:
             must=[models.FieldCondition(key="versions", match=models.MatchValue(value=version))],
             must_not=[models.HasVectorCondition(has_vector=name)],
         )
-        found: list[str] = []
-        offset: models.ExtendedPointId | None = None
-        while True:
-            records, offset = self.client.scroll(
+        records = scrolled(
+            lambda offset: self.client.scroll(
                 self.collection,
                 scroll_filter=query_filter,
                 limit=_SCROLL_PAGE,
@@ -156,87 +156,66 @@ class ServerCollection:
                 with_payload=False,
                 with_vectors=False,
             )
-            found.extend(str(record.id) for record in records)
-            if offset is None:
-                return found
+        )
+        return [str(record.id) for record in records]
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
-        for start in range(0, len(ids), _PAGE):
+        for page in in_pages(ids, _PAGE):
             records = self.client.retrieve(
-                self.collection,
-                ids=list(ids[start : start + _PAGE]),
-                with_payload=["versions"],
-                with_vectors=False,
+                self.collection, ids=[*page], with_payload=["versions"], with_vectors=False
             )
-            for record in records:
-                found[str(record.id)] = list((record.payload or {}).get("versions", []))
+            found.update(listed_versions(records))
         return found
 
     def with_version(self, version: str | None, *, vectors: bool = False) -> Iterator[StoredPoint]:
         """Every point listing ``version`` (every point at all when None)."""
         if not self.exists():
             return
-        offset: models.ExtendedPointId | None = None
-        while True:
-            records, offset = self.client.scroll(
+        records = scrolled(
+            lambda offset: self.client.scroll(
                 self.collection,
-                scroll_filter=qdrant_filter(version, None, None),
+                scroll_filter=qdrant_filter(Scope(version, summaries=None)),
                 limit=_SCROLL_PAGE,
                 offset=offset,
                 with_payload=True,
                 with_vectors=vectors,
             )
-            for record in records:
-                yield StoredPoint(
-                    id=str(record.id),
-                    vectors=_neutral_vectors(record.vector) if vectors else {},
-                    payload=dict(record.payload or {}),
-                )
-            if offset is None:
-                return
+        )
+        for record in records:
+            yield stored_point(record, models.SparseVector, vectors=vectors)
 
-    def rank(
-        self,
-        name: str,
-        query: QueryVector,
-        version: str,
-        routers: Sequence[str] | None,
-        limit: int,
-        only: Sequence[str] | None = None,
-        pages: Sequence[str] | None = None,
-        summaries: bool = False,
-    ) -> list[Hit]:
-        if limit <= 0 or (only is not None and not only) or (pages is not None and not pages):
+    def rank(self, name: str, query: QueryVector, scope: Scope, limit: int) -> list[Hit]:
+        if limit <= 0 or scope.empty:
             return []
         points = self.client.query_points(
             self.collection,
-            query=_qdrant_query(query),
+            query=engine_query(query, models.SparseVector),
             using=name,
-            query_filter=qdrant_filter(version, routers, only, pages, summaries),
+            query_filter=qdrant_filter(scope),
             limit=limit,
             with_payload=True,
         ).points
-        return in_rank_order([_hit(point) for point in points])
+        return in_rank_order([hit(point) for point in points])
 
     def fuse(
         self,
         method: FusionMethod,
         queries: Prefetches,
-        version: str,
-        routers: Sequence[str] | None,
+        scope: Scope,
         limit: int,
         candidates: int,
         weights: Sequence[float] | None = None,
-        pages: Sequence[str] | None = None,
-        summaries: bool = False,
     ) -> list[Hit]:
-        if limit <= 0 or not queries or (pages is not None and not pages):
+        if limit <= 0 or not queries or scope.empty:
             return []
-        query_filter = qdrant_filter(version, routers, None, pages, summaries)
+        query_filter = qdrant_filter(scope)
         prefetch = [
             models.Prefetch(
-                query=_qdrant_query(vector), using=name, filter=query_filter, limit=candidates
+                query=engine_query(vector, models.SparseVector),
+                using=name,
+                filter=query_filter,
+                limit=candidates,
             )
             for name, vector in prefetch_items(queries)
         ]
@@ -255,7 +234,7 @@ class ServerCollection:
             limit=limit,
             with_payload=True,
         ).points
-        return in_rank_order([_hit(point) for point in points])
+        return in_rank_order([hit(point) for point in points])
 
 
 class _ServerWriteView:
@@ -269,26 +248,9 @@ class _ServerWriteView:
                 return info
         return None
 
-    def put_entry(
-        self,
-        version: str,
-        *,
-        complete: bool,
-        sections: int,
-        started_at: float,
-        lexical: bool = False,
-        dense: int = 0,
-    ) -> None:
+    def put_entry(self, version: str, state: EntryState) -> None:
         manifest.put(
-            self._backend.client,
-            self._backend.collection,
-            self._backend.spec,
-            version,
-            complete=complete,
-            sections=sections,
-            started_at=started_at,
-            lexical=lexical,
-            dense=dense,
+            self._backend.client, self._backend.collection, self._backend.spec, version, state
         )
 
     def delete_entry(self, version: str) -> None:
@@ -354,62 +316,26 @@ def server_error_message(error: BaseException) -> str | None:
     return None
 
 
-def qdrant_filter(
-    version: str | None,
-    routers: Sequence[str] | None,
-    only: Sequence[str] | None,
-    pages: Sequence[str] | None = None,
-    summaries: bool | None = None,
-) -> models.Filter:
+def qdrant_filter(scope: Scope) -> models.Filter:
     """As :func:`raggin_lsp.store.edge.version_filter`."""
     must: list[models.Condition] = []
-    if version is not None:
-        must.append(models.FieldCondition(key="versions", match=models.MatchValue(value=version)))
-    if routers is not None:
-        must.append(models.FieldCondition(key="router", match=models.MatchAny(any=list(routers))))
-    if only is not None:
-        must.append(models.HasIdCondition(has_id=list(only)))
-    if pages is not None:
-        must.append(models.FieldCondition(key="url_path", match=models.MatchAny(any=list(pages))))
+    if scope.version is not None:
+        must.append(
+            models.FieldCondition(key="versions", match=models.MatchValue(value=scope.version))
+        )
+    if scope.routers is not None:
+        must.append(
+            models.FieldCondition(key="router", match=models.MatchAny(any=list(scope.routers)))
+        )
+    if scope.only is not None:
+        must.append(models.HasIdCondition(has_id=list(scope.only)))
+    if scope.pages is not None:
+        must.append(
+            models.FieldCondition(key="url_path", match=models.MatchAny(any=list(scope.pages)))
+        )
     summary = models.FieldCondition(key="tag", match=models.MatchValue(value=PAGE_TAG))
-    if summaries is None:
+    if scope.summaries is None:
         return models.Filter(must=must)
-    if summaries:
+    if scope.summaries:
         return models.Filter(must=[*must, summary])
     return models.Filter(must=must, must_not=[summary])
-
-
-def _qdrant_query(query: QueryVector) -> models.SparseVector | list[float]:
-    if isinstance(query, SparseVector):
-        return models.SparseVector(indices=list(query.indices), values=list(query.values))
-    return dense_list(query)
-
-
-def _qdrant_vectors(vectors: Mapping[str, StoredVector]) -> dict[str, Any]:
-    return {
-        name: (
-            models.SparseVector(indices=list(vector.indices), values=list(vector.values))
-            if isinstance(vector, SparseVector)
-            else list(vector)
-        )
-        for name, vector in vectors.items()
-    }
-
-
-def _neutral_vectors(vector: Any) -> dict[str, StoredVector]:
-    if not isinstance(vector, dict):
-        return {}
-    neutral: dict[str, StoredVector] = {}
-    for name, value in vector.items():
-        if isinstance(value, models.SparseVector):
-            neutral[name] = SparseVector(
-                indices=tuple(int(i) for i in value.indices),
-                values=tuple(float(v) for v in value.values),
-            )
-        elif isinstance(value, list):
-            neutral[name] = [float(v) for v in value]
-    return neutral
-
-
-def _hit(point: models.ScoredPoint) -> Hit:
-    return Hit(id=str(point.id), score=float(point.score), payload=point.payload or {})

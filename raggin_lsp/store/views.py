@@ -13,7 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
-from raggin_lsp.store.model import VersionInfo
+from raggin_lsp.store.model import EntryState, VersionInfo
 
 if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
     from raggin_lsp.store.edge import EdgeCollection
@@ -32,16 +32,7 @@ class WriteView(Protocol):
     points: Points
 
     def entry(self, version: str) -> VersionInfo | None: ...
-    def put_entry(
-        self,
-        version: str,
-        *,
-        complete: bool,
-        sections: int,
-        started_at: float,
-        lexical: bool = False,
-        dense: int = 0,
-    ) -> None: ...
+    def put_entry(self, version: str, state: EntryState) -> None: ...
     def delete_entry(self, version: str) -> None: ...
     def checkpoint(self) -> None: ...
     def publish(self) -> None:
