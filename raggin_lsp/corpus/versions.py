@@ -1,9 +1,10 @@
 """Which Next.js releases exist and where each one's docs come from.
 
 The catalog lists every stable release of the ``next`` npm package from 13.0.0 on. It
-is read from the npm registry (abbreviated metadata), kept in the cache for a day, and
-falls back to a committed snapshot (``corpus/versions.yaml``) when the registry cannot
-be reached, so the catalog is always available offline.
+is read from the npm registry (abbreviated metadata, :mod:`raggin_lsp.corpus.registry`),
+kept in the cache for a day, and falls back to a committed snapshot
+(``corpus/versions.yaml``) when the registry cannot be reached, so the catalog is always
+available offline.
 """
 
 import json
@@ -17,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import httpx
 import nodesemver  # type: ignore[import-untyped]
 import yaml
 
+from raggin_lsp.corpus.registry import DEFAULT_REGISTRY, PACKAGE, fetch_metadata, registry_url
 from raggin_lsp.errors import OfflineError, RagginError, UnknownVersionError
 from raggin_lsp.paths import cache_dir
 
@@ -30,25 +31,14 @@ SourceKind = Literal["npm-bundled", "github-tag"]
 Origin = Literal["registry", "cache", "snapshot"]
 VersionTuple = tuple[int, int, int]
 
-DEFAULT_REGISTRY = "https://registry.npmjs.org"
-PACKAGE = "next"
 FIRST_VERSION: VersionTuple = (13, 0, 0)
 # From this release on, the npm package bundles its own docs under dist/docs/.
 NPM_BUNDLED_SINCE: VersionTuple = (16, 2, 0)
 MAX_CACHE_AGE_SECONDS = 24 * 3600
-# The abbreviated ("corgi") document is what npm itself installs from: far smaller than
-# the full one and it still carries dist.tarball and dist.integrity.
-ABBREVIATED_METADATA = "application/vnd.npm.install-v1+json"
-METADATA_TIMEOUT = httpx.Timeout(60.0, connect=10.0)
 
 _STABLE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 _REPO_SNAPSHOT = Path(__file__).resolve().parents[2] / "corpus" / "versions.yaml"
 _PACKAGED_SNAPSHOT = Path(__file__).resolve().parent / "data" / "versions.yaml"
-
-
-def registry_url() -> str:
-    """The npm registry to read from; tests point ``RAGGIN_NPM_REGISTRY`` at 127.0.0.1."""
-    return (os.environ.get("RAGGIN_NPM_REGISTRY") or DEFAULT_REGISTRY).rstrip("/")
 
 
 def parse_stable(version: str) -> VersionTuple | None:
@@ -324,33 +314,12 @@ def _write_cache(path: Path, catalog: Catalog, etag: str | None) -> None:
 
 def fetch_catalog(etag: str | None = None) -> tuple[Catalog, str | None] | None:
     """Reads the registry. None when it answers 304 Not Modified for ``etag``."""
-    url = f"{registry_url()}/{PACKAGE}"
-    headers = {"Accept": ABBREVIATED_METADATA}
-    if etag:
-        headers["If-None-Match"] = etag
-    try:
-        response = httpx.get(url, headers=headers, timeout=METADATA_TIMEOUT, follow_redirects=True)
-    except httpx.TransportError as error:
-        raise OfflineError(
-            f"Could not reach the npm registry at {registry_url()} to list Next.js releases "
-            f"({error.__class__.__name__})."
-        ) from error
-    if response.status_code == 304:
+    fetched = fetch_metadata(etag)
+    if fetched is None:
         return None
-    if response.status_code != 200:
-        raise OfflineError(
-            f"The npm registry at {registry_url()} answered {response.status_code} "
-            "when asked for the Next.js releases."
-        )
-    try:
-        metadata = response.json()
-    except ValueError as error:
-        raise RagginError(
-            f"The npm registry at {registry_url()} sent package metadata that is not JSON."
-        ) from error
+    metadata, new_etag = fetched
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
-    catalog = catalog_from_metadata(metadata, fetched_at=stamp)
-    return catalog, response.headers.get("etag")
+    return catalog_from_metadata(metadata, fetched_at=stamp), new_etag
 
 
 def load_catalog(refresh: bool = False) -> Catalog:
