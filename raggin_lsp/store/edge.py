@@ -2,7 +2,7 @@
 
 ``qdrant-edge-py`` runs Qdrant's own segments, payload indexes, sparse IDF scoring and
 Query API (prefetch + RRF/DBSF fusion) inside this process. This module is the only one
-that imports it; it speaks the store's neutral types (:mod:`raggin_lsp.store.points`).
+that imports it; what both backends share is in :mod:`raggin_lsp.store.collection`.
 
 Edge allows one open shard per directory and has no read-only mode; opening a shard that
 another handle holds can corrupt the holder. This class therefore never decides *which*
@@ -18,24 +18,8 @@ import qdrant_edge as qe
 
 from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import ProfileSpec
-from raggin_lsp.store.points import (
-    RRF_K,
-    FusionMethod,
-    Hit,
-    Prefetches,
-    QueryVector,
-    Scope,
-    StoredPoint,
-    engine_query,
-    engine_vectors,
-    hit,
-    in_pages,
-    in_rank_order,
-    listed_versions,
-    prefetch_items,
-    scrolled,
-    stored_point,
-)
+from raggin_lsp.store.collection import Collection, Fusion, scrolled
+from raggin_lsp.store.points import RRF_K, QueryVector, Scope, StoredPoint
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 
 _PAGE = 256
@@ -53,8 +37,10 @@ def shard_config(spec: ProfileSpec) -> qe.EdgeConfig:
     )
 
 
-class EdgeCollection:
+class EdgeCollection(Collection):
     """Reads and writes of one shard directory (which the caller owns exclusively)."""
+
+    sparse = qe.SparseVector
 
     def __init__(self, shard: qe.EdgeShard, path: Path) -> None:
         self._shard = shard
@@ -84,36 +70,21 @@ class EdgeCollection:
     def upsert(self, points: Sequence[StoredPoint]) -> None:
         if points:
             edge_points = [
-                qe.Point(
-                    point.id, engine_vectors(point.vectors, qe.SparseVector), dict(point.payload)
-                )
+                qe.Point(point.id, self.engine_vectors(point.vectors), dict(point.payload))
                 for point in points
             ]
             self._shard.update(qe.UpdateOperation.upsert_points(edge_points))
 
     def set_vectors(self, points: Sequence[StoredPoint]) -> None:
-        """Add or replace the named vectors of stored points (payload and others kept)."""
         if points:
             update = [
-                qe.PointVectors(point.id, engine_vectors(point.vectors, qe.SparseVector))
-                for point in points
+                qe.PointVectors(point.id, self.engine_vectors(point.vectors)) for point in points
             ]
             self._shard.update(qe.UpdateOperation.update_vectors(update))
-
-    def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
-        for page in in_pages(ids, _PAGE):
-            self._shard.update(
-                qe.UpdateOperation.set_payload([*page], {"versions": list(versions)})
-            )
-
-    def delete(self, ids: Sequence[str]) -> None:
-        for page in in_pages(ids, _PAGE):
-            self._shard.update(qe.UpdateOperation.delete_points([*page]))
 
     # ----------------------------------------------------------------- reading
 
     def count(self, version: str | None = None, *, having: str | None = None) -> int:
-        """Points (of ``version``; holding the named vector ``having``) stored."""
         must: list[Any] = []
         if version:
             must.append(qe.FieldCondition(key="versions", match=qe.MatchValue(value=version)))
@@ -123,96 +94,78 @@ class EdgeCollection:
         return int(self._shard.count(qe.CountRequest(exact=True, filter=query_filter)))
 
     def lacking(self, version: str, name: str) -> list[str]:
-        """Ids of ``version``'s points that have no ``name`` vector yet."""
         query_filter = qe.Filter(
             must=[qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))],
             must_not=[qe.HasVectorCondition(name)],
         )
-        records = scrolled(
+        return [str(record.id) for record in self._scan(query_filter, payload=False)]
+
+    # ------------------------------------------------------------ Edge requests
+
+    def _filter(self, scope: Scope) -> qe.Filter:
+        return version_filter(scope)
+
+    def _scan(
+        self, query_filter: qe.Filter, *, payload: bool, vectors: bool = False
+    ) -> Iterator[qe.Record]:
+        return scrolled(
             lambda offset: self._shard.scroll(
                 qe.ScrollRequest(
                     offset=offset,
                     limit=_PAGE,
                     filter=query_filter,
-                    with_payload=False,
-                    with_vector=False,
-                )
-            )
-        )
-        return [str(record.id) for record in records]
-
-    def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for page in in_pages(ids, _PAGE):
-            records = self._shard.retrieve([*page], with_payload=["versions"], with_vector=False)
-            found.update(listed_versions(records))
-        return found
-
-    def with_version(self, version: str, *, vectors: bool = False) -> Iterator[StoredPoint]:
-        """Every point listing ``version`` (payload always; vectors when asked)."""
-        query_filter = version_filter(Scope(version, summaries=None))
-        records = scrolled(
-            lambda offset: self._shard.scroll(
-                qe.ScrollRequest(
-                    offset=offset,
-                    limit=_PAGE,
-                    filter=query_filter,
-                    with_payload=True,
+                    with_payload=payload,
                     with_vector=vectors,
                 )
             )
         )
-        for record in records:
-            yield stored_point(record, qe.SparseVector, vectors=vectors)
 
-    def rank(self, name: str, query: QueryVector, scope: Scope, limit: int) -> list[Hit]:
-        if limit <= 0 or scope.empty:
-            return []
-        points = self._shard.query(
+    def _retrieve_versions(self, ids: list[str]) -> list[qe.Record]:
+        return self._shard.retrieve([*ids], with_payload=["versions"], with_vector=False)
+
+    def _set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
+        self._shard.update(qe.UpdateOperation.set_payload([*ids], payload))
+
+    def _delete(self, ids: list[str]) -> None:
+        self._shard.update(qe.UpdateOperation.delete_points([*ids]))
+
+    def _nearest(
+        self, name: str, query: QueryVector, scope: Scope, limit: int
+    ) -> list[qe.ScoredPoint]:
+        return self._shard.query(
             qe.QueryRequest(
                 limit=limit,
-                query=qe.Query.Nearest(engine_query(query, qe.SparseVector), using=name),
+                query=qe.Query.Nearest(self.engine_query(query), using=name),
                 filter=version_filter(scope),
                 with_payload=True,
             )
         )
-        return in_rank_order([hit(point) for point in points])
 
-    def fuse(
-        self,
-        method: FusionMethod,
-        queries: Prefetches,
-        scope: Scope,
-        limit: int,
-        candidates: int,
-        weights: Sequence[float] | None = None,
-    ) -> list[Hit]:
-        if limit <= 0 or not queries or scope.empty:
-            return []
+    def _fused(self, fusion: Fusion, scope: Scope, limit: int) -> list[qe.ScoredPoint]:
         query_filter = version_filter(scope)
         prefetches = [
             qe.Prefetch(
-                limit=candidates,
-                query=qe.Query.Nearest(engine_query(vector, qe.SparseVector), using=name),
+                limit=fusion.candidates,
+                query=qe.Query.Nearest(self.engine_query(vector), using=name),
                 filter=query_filter,
             )
-            for name, vector in prefetch_items(queries)
+            for name, vector in fusion.prefetches
         ]
-        fusion: Any = (
+        weights = fusion.weights
+        method: Any = (
             qe.Fusion.Rrf(k=RRF_K, weights=list(weights) if weights is not None else None)
-            if method == "rrf"
+            if fusion.method == "rrf"
             else qe.Fusion.Dbsf()
         )
-        points = self._shard.query(
+        return self._shard.query(
             qe.QueryRequest(
                 limit=limit,
                 prefetches=prefetches,
-                query=fusion,
+                query=method,
                 filter=query_filter,
                 with_payload=True,
             )
         )
-        return in_rank_order([hit(point) for point in points])
 
 
 def version_filter(scope: Scope) -> qe.Filter:

@@ -2,14 +2,12 @@
 
 A :class:`StoredPoint` is a section as stored (id, named vectors, payload) and a
 :class:`Hit` is one scored search result. Neither carries a Qdrant type, so the code above
-the store (retrieval, export files) does not care which engine answered. The helpers
-at the end are the translation both backends share: their vectors, records and scored
-points differ in class but not in shape.
+the store (retrieval, export files) does not care which engine answered.
 """
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -25,9 +23,6 @@ RRF_K = 2  # Qdrant's default ranking constant; Edge needs it spelled out.
 # What a fused query prefetches: one query per named vector, or (name, query) pairs when a
 # named vector is queried more than once (sub-queries of one question).
 Prefetches = Mapping[str, QueryVector] | Sequence[tuple[str, QueryVector]]
-# An engine's sparse vector class (Edge's or qdrant-client's): called with indices, values.
-SparseClass = Callable[..., Any]
-_Record = TypeVar("_Record")
 
 
 @dataclass(frozen=True)
@@ -77,76 +72,3 @@ def prefetch_items(queries: Prefetches) -> list[tuple[str, QueryVector]]:
 
 def dense_list(vector: npt.NDArray[np.float32] | list[float]) -> list[float]:
     return [float(value) for value in vector]
-
-
-# ------------------------------------------------------------- engine translation
-
-
-def engine_query(query: QueryVector, sparse: SparseClass) -> Any:
-    """A query vector in an engine's types."""
-    if isinstance(query, SparseVector):
-        return sparse(indices=list(query.indices), values=list(query.values))
-    return dense_list(query)
-
-
-def engine_vectors(vectors: Mapping[str, StoredVector], sparse: SparseClass) -> dict[str, Any]:
-    """A point's named vectors in an engine's types."""
-    return {
-        name: (
-            sparse(indices=list(vector.indices), values=list(vector.values))
-            if isinstance(vector, SparseVector)
-            else list(vector)
-        )
-        for name, vector in vectors.items()
-    }
-
-
-def stored_point(record: Any, sparse: type[Any], *, vectors: bool) -> StoredPoint:
-    """An engine's record (id, payload, its vectors when ``vectors``) as a stored point."""
-    return StoredPoint(
-        id=str(record.id),
-        vectors=_neutral_vectors(record.vector, sparse) if vectors else {},
-        payload=dict(record.payload or {}),
-    )
-
-
-def listed_versions(records: Sequence[Any]) -> dict[str, list[str]]:
-    """The ``versions`` payload of each of an engine's records, by point id."""
-    return {str(record.id): list((record.payload or {}).get("versions", [])) for record in records}
-
-
-def hit(point: Any) -> Hit:
-    """An engine's scored point as a :class:`Hit`."""
-    return Hit(id=str(point.id), score=float(point.score), payload=point.payload or {})
-
-
-def in_pages(ids: Sequence[str], size: int) -> Iterator[list[str]]:
-    """``ids`` in requests of at most ``size``."""
-    for start in range(0, len(ids), size):
-        yield list(ids[start : start + size])
-
-
-def scrolled(scroll: Callable[[Any], tuple[Sequence[_Record], Any]]) -> Iterator[_Record]:
-    """Every record of a paged scroll; ``scroll(offset)`` returns one page and the offset
-    of the next (None after the last page; the first call gets None)."""
-    offset: Any = None
-    while True:
-        records, offset = scroll(offset)
-        yield from records
-        if offset is None:
-            return
-
-
-def _neutral_vectors(vector: Any, sparse: type[Any]) -> dict[str, StoredVector]:
-    if not isinstance(vector, dict):
-        return {}
-    neutral: dict[str, StoredVector] = {}
-    for name, value in vector.items():
-        if isinstance(value, sparse):
-            neutral[name] = SparseVector(
-                indices=tuple(int(i) for i in value.indices),
-                values=tuple(float(v) for v in value.values),
-            )
-        elif isinstance(value, list):
-            neutral[name] = [float(v) for v in value]
-    return neutral

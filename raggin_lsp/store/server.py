@@ -10,36 +10,20 @@ is involved; the list of versions lives in the manifest collection
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 
 from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store import manifest
+from raggin_lsp.store.collection import Collection, Fusion, scrolled
 from raggin_lsp.store.model import EntryState, VersionInfo
-from raggin_lsp.store.points import (
-    RRF_K,
-    FusionMethod,
-    Hit,
-    Prefetches,
-    QueryVector,
-    Scope,
-    StoredPoint,
-    engine_query,
-    engine_vectors,
-    hit,
-    in_pages,
-    in_rank_order,
-    listed_versions,
-    prefetch_items,
-    scrolled,
-    stored_point,
-)
+from raggin_lsp.store.points import RRF_K, QueryVector, Scope, StoredPoint
 from raggin_lsp.store.schema import CODE, KEYWORD_FIELDS, SPARSE, TEXT
 from raggin_lsp.store.settings import StoreSettings
 from raggin_lsp.store.views import Points, ReadView, WriteView
 
-_PAGE = 256
 _SCROLL_PAGE = 512
 
 
@@ -53,7 +37,9 @@ def sparse_vectors_config(spec: ProfileSpec) -> dict[str, models.SparseVectorPar
     return {SPARSE: models.SparseVectorParams(modifier=modifier)}
 
 
-class ServerCollection:
+class ServerCollection(Collection):
+    sparse = models.SparseVector
+
     def __init__(self, client: QdrantClient, collection: str) -> None:
         self.client = client
         self.collection = collection
@@ -89,7 +75,7 @@ class ServerCollection:
                 points=[
                     models.PointStruct(
                         id=point.id,
-                        vector=engine_vectors(point.vectors, models.SparseVector),
+                        vector=self.engine_vectors(point.vectors),
                         payload=dict(point.payload),
                     )
                     for point in points
@@ -98,35 +84,19 @@ class ServerCollection:
             )
 
     def set_vectors(self, points: Sequence[StoredPoint]) -> None:
-        """Add or replace the named vectors of stored points (payload and others kept)."""
         if points:
             self.client.update_vectors(
                 self.collection,
                 points=[
-                    models.PointVectors(
-                        id=point.id, vector=engine_vectors(point.vectors, models.SparseVector)
-                    )
+                    models.PointVectors(id=point.id, vector=self.engine_vectors(point.vectors))
                     for point in points
                 ],
                 wait=True,
             )
 
-    def set_versions(self, ids: Sequence[str], versions: Sequence[str]) -> None:
-        for page in in_pages(ids, _PAGE):
-            self.client.set_payload(
-                self.collection, payload={"versions": list(versions)}, points=[*page], wait=True
-            )
-
-    def delete(self, ids: Sequence[str]) -> None:
-        for page in in_pages(ids, _PAGE):
-            self.client.delete(
-                self.collection, points_selector=models.PointIdsList(points=[*page]), wait=True
-            )
-
     # ----------------------------------------------------------------- reading
 
     def count(self, version: str | None = None, *, having: str | None = None) -> int:
-        """Points (of ``version``; holding the named vector ``having``) stored."""
         if not self.exists():
             return 0
         must: list[models.Condition] = []
@@ -140,93 +110,77 @@ class ServerCollection:
         return self.client.count(self.collection, count_filter=query_filter, exact=True).count
 
     def lacking(self, version: str, name: str) -> list[str]:
-        """Ids of ``version``'s points that have no ``name`` vector yet."""
         if not self.exists():
             return []
         query_filter = models.Filter(
             must=[models.FieldCondition(key="versions", match=models.MatchValue(value=version))],
             must_not=[models.HasVectorCondition(has_vector=name)],
         )
-        records = scrolled(
+        return [str(record.id) for record in self._scan(query_filter, payload=False)]
+
+    # ---------------------------------------------------------- server requests
+
+    def _filter(self, scope: Scope) -> models.Filter:
+        return qdrant_filter(scope)
+
+    def _scan(
+        self, query_filter: models.Filter, *, payload: bool, vectors: bool = False
+    ) -> Iterator[models.Record]:
+        return scrolled(
             lambda offset: self.client.scroll(
                 self.collection,
                 scroll_filter=query_filter,
                 limit=_SCROLL_PAGE,
                 offset=offset,
-                with_payload=False,
-                with_vectors=False,
-            )
-        )
-        return [str(record.id) for record in records]
-
-    def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for page in in_pages(ids, _PAGE):
-            records = self.client.retrieve(
-                self.collection, ids=[*page], with_payload=["versions"], with_vectors=False
-            )
-            found.update(listed_versions(records))
-        return found
-
-    def with_version(self, version: str | None, *, vectors: bool = False) -> Iterator[StoredPoint]:
-        """Every point listing ``version`` (every point at all when None)."""
-        if not self.exists():
-            return
-        records = scrolled(
-            lambda offset: self.client.scroll(
-                self.collection,
-                scroll_filter=qdrant_filter(Scope(version, summaries=None)),
-                limit=_SCROLL_PAGE,
-                offset=offset,
-                with_payload=True,
+                with_payload=payload,
                 with_vectors=vectors,
             )
         )
-        for record in records:
-            yield stored_point(record, models.SparseVector, vectors=vectors)
 
-    def rank(self, name: str, query: QueryVector, scope: Scope, limit: int) -> list[Hit]:
-        if limit <= 0 or scope.empty:
-            return []
-        points = self.client.query_points(
+    def _retrieve_versions(self, ids: list[str]) -> list[models.Record]:
+        return self.client.retrieve(
+            self.collection, ids=[*ids], with_payload=["versions"], with_vectors=False
+        )
+
+    def _set_payload(self, ids: list[str], payload: dict[str, Any]) -> None:
+        self.client.set_payload(self.collection, payload=payload, points=[*ids], wait=True)
+
+    def _delete(self, ids: list[str]) -> None:
+        self.client.delete(
+            self.collection, points_selector=models.PointIdsList(points=[*ids]), wait=True
+        )
+
+    def _nearest(
+        self, name: str, query: QueryVector, scope: Scope, limit: int
+    ) -> list[models.ScoredPoint]:
+        return self.client.query_points(
             self.collection,
-            query=engine_query(query, models.SparseVector),
+            query=self.engine_query(query),
             using=name,
             query_filter=qdrant_filter(scope),
             limit=limit,
             with_payload=True,
         ).points
-        return in_rank_order([hit(point) for point in points])
 
-    def fuse(
-        self,
-        method: FusionMethod,
-        queries: Prefetches,
-        scope: Scope,
-        limit: int,
-        candidates: int,
-        weights: Sequence[float] | None = None,
-    ) -> list[Hit]:
-        if limit <= 0 or not queries or scope.empty:
-            return []
+    def _fused(self, fusion: Fusion, scope: Scope, limit: int) -> list[models.ScoredPoint]:
         query_filter = qdrant_filter(scope)
         prefetch = [
             models.Prefetch(
-                query=engine_query(vector, models.SparseVector),
+                query=self.engine_query(vector),
                 using=name,
                 filter=query_filter,
-                limit=candidates,
+                limit=fusion.candidates,
             )
-            for name, vector in prefetch_items(queries)
+            for name, vector in fusion.prefetches
         ]
         fusion_query: models.Query
-        if method == "dbsf":
+        if fusion.method == "dbsf":
             fusion_query = models.FusionQuery(fusion=models.Fusion.DBSF)
-        elif weights is None:
+        elif fusion.weights is None:
             fusion_query = models.FusionQuery(fusion=models.Fusion.RRF)
         else:
-            fusion_query = models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=list(weights)))
-        points = self.client.query_points(
+            fusion_query = models.RrfQuery(rrf=models.Rrf(k=RRF_K, weights=list(fusion.weights)))
+        return self.client.query_points(
             self.collection,
             prefetch=prefetch,
             query=fusion_query,
@@ -234,7 +188,6 @@ class ServerCollection:
             limit=limit,
             with_payload=True,
         ).points
-        return in_rank_order([hit(point) for point in points])
 
 
 class _ServerWriteView:

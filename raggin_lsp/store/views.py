@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import Protocol, TypeAlias
 
+from raggin_lsp.store.collection import Collection
 from raggin_lsp.store.model import EntryState, VersionInfo
 
-if TYPE_CHECKING:  # qdrant-client takes a second to import: only server users pay it
-    from raggin_lsp.store.edge import EdgeCollection
-    from raggin_lsp.store.server import ServerCollection
-
-Points: TypeAlias = "EdgeCollection | ServerCollection"
+Points: TypeAlias = Collection  # an Edge shard or a server collection
 
 
 @dataclass(frozen=True)
