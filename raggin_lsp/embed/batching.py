@@ -8,9 +8,12 @@ back in input order.
 """
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from raggin_lsp.embed.base import ProgressCallback
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 T = TypeVar("T")
 
@@ -70,3 +73,9 @@ def map_in_length_batches(
         if progress is not None:
             progress(done, len(texts))
     return cast(list[T], results)  # every index appears in exactly one batch
+
+
+def token_lengths(counter: "Tokenizer", texts: Sequence[str], max_tokens: int) -> list[int]:
+    """Each text's length in tokens as a model reading at most ``max_tokens`` sees it
+    (``counter`` must count without truncating)."""
+    return [min(len(encoding.ids), max_tokens) for encoding in counter.encode_batch(list(texts))]

@@ -31,7 +31,7 @@ from tokenizers import Tokenizer
 
 from raggin_lsp import paths
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback
-from raggin_lsp.embed.batching import map_in_length_batches
+from raggin_lsp.embed.batching import map_in_length_batches, token_lengths
 from raggin_lsp.embed.catalog import BGE_M3, Profile
 from raggin_lsp.embed.lexical import cls_dense, lexical_weights
 from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
@@ -185,10 +185,7 @@ class BgeM3Embedder:
     def embed_documents(
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> list[Embedding]:
-        lengths = [
-            min(len(encoding.ids), self._max_tokens)
-            for encoding in self._counter.encode_batch(list(texts))
-        ]
+        lengths = token_lengths(self._counter, texts, self._max_tokens)
         return map_in_length_batches(
             texts,
             self._embed_batch,

@@ -16,7 +16,7 @@ from fastembed.sparse.sparse_embedding_base import SparseEmbedding
 from tokenizers import Tokenizer
 
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
-from raggin_lsp.embed.batching import map_in_length_batches
+from raggin_lsp.embed.batching import map_in_length_batches, token_lengths
 from raggin_lsp.embed.catalog import BM25, LIGHT
 from raggin_lsp.embed.light_model import BM25_FOLDER
 from raggin_lsp.embed.punctuation import use_cached_punctuation
@@ -89,10 +89,7 @@ class LightEmbedder:
     def embed_documents(
         self, texts: Sequence[str], *, progress: ProgressCallback | None = None
     ) -> list[Embedding]:
-        lengths = [
-            min(len(encoding.ids), LIGHT.max_tokens)
-            for encoding in self._counter.encode_batch(list(texts))
-        ]
+        lengths = token_lengths(self._counter, texts, LIGHT.max_tokens)
         return map_in_length_batches(
             texts,
             self._embed_batch,
