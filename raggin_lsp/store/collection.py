@@ -76,9 +76,12 @@ class Collection(ABC):
     def count(self, version: str | None = None, *, having: str | None = None) -> int:
         """Points (of ``version``; holding the named vector ``having``) stored."""
 
-    @abstractmethod
     def lacking(self, version: str, name: str) -> list[str]:
         """Ids of ``version``'s points that have no ``name`` vector yet."""
+        if not self.exists():
+            return []
+        records = self._scan(self._lacking_filter(version, name), payload=False)
+        return [str(record.id) for record in records]
 
     def versions_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """The versions each stored point of ``ids`` lists (absent ids are left out)."""
@@ -127,6 +130,10 @@ class Collection(ABC):
     @abstractmethod
     def _filter(self, scope: Scope) -> Any:
         """The engine's filter selecting the points of ``scope``."""
+
+    @abstractmethod
+    def _lacking_filter(self, version: str, name: str) -> Any:
+        """The engine's filter selecting ``version``'s points without a ``name`` vector."""
 
     @abstractmethod
     def _scan(self, query_filter: Any, *, payload: bool, vectors: bool = False) -> Iterator[Any]:

@@ -93,17 +93,16 @@ class EdgeCollection(Collection):
         query_filter = qe.Filter(must=must) if must else None
         return int(self._shard.count(qe.CountRequest(exact=True, filter=query_filter)))
 
-    def lacking(self, version: str, name: str) -> list[str]:
-        query_filter = qe.Filter(
-            must=[qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))],
-            must_not=[qe.HasVectorCondition(name)],
-        )
-        return [str(record.id) for record in self._scan(query_filter, payload=False)]
-
     # ------------------------------------------------------------ Edge requests
 
     def _filter(self, scope: Scope) -> qe.Filter:
         return version_filter(scope)
+
+    def _lacking_filter(self, version: str, name: str) -> qe.Filter:
+        return qe.Filter(
+            must=[qe.FieldCondition(key="versions", match=qe.MatchValue(value=version))],
+            must_not=[qe.HasVectorCondition(name)],
+        )
 
     def _scan(
         self, query_filter: qe.Filter, *, payload: bool, vectors: bool = False

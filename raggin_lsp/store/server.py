@@ -109,19 +109,16 @@ class ServerCollection(Collection):
         query_filter = models.Filter(must=must) if must else None
         return self.client.count(self.collection, count_filter=query_filter, exact=True).count
 
-    def lacking(self, version: str, name: str) -> list[str]:
-        if not self.exists():
-            return []
-        query_filter = models.Filter(
-            must=[models.FieldCondition(key="versions", match=models.MatchValue(value=version))],
-            must_not=[models.HasVectorCondition(has_vector=name)],
-        )
-        return [str(record.id) for record in self._scan(query_filter, payload=False)]
-
     # ---------------------------------------------------------- server requests
 
     def _filter(self, scope: Scope) -> models.Filter:
         return qdrant_filter(scope)
+
+    def _lacking_filter(self, version: str, name: str) -> models.Filter:
+        return models.Filter(
+            must=[models.FieldCondition(key="versions", match=models.MatchValue(value=version))],
+            must_not=[models.HasVectorCondition(has_vector=name)],
+        )
 
     def _scan(
         self, query_filter: models.Filter, *, payload: bool, vectors: bool = False
