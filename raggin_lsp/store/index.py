@@ -26,7 +26,6 @@ from raggin_lsp.store.backends import EmbeddedBackend
 from raggin_lsp.store.jobs import DenseGate, ProgressSink, StopCheck
 from raggin_lsp.store.model import (
     CollectionStats,
-    ExportVersionError,
     IndexReport,
     ProfileMismatchError,
     VersionInfo,
@@ -230,15 +229,7 @@ class DocsIndex:
                 version=version,
                 sections=total,
             )
-            writer = transfer.ExportWriter(file, header)
-            try:
-                for point in self.points_of(version):
-                    writer.add(point)
-                writer.finish()
-            except BaseException:
-                writer.abandon()
-                raise
-            return writer.points
+            return transfer.write_export(file, header, self.points_of(version))
 
     # ----------------------------------------------------------------- writing
 
@@ -303,15 +294,7 @@ class DocsIndex:
         messages call the file (the URL it was downloaded from).
         """
         shown = name or str(file)
-        header = transfer.read_header(file, self.spec, name=shown)
-        if version is not None and version != header.version:
-            raise ExportVersionError(
-                f"{shown} holds the Next.js {header.version} docs, not {version}: run "
-                f"`raggin-lsp index {header.version} --from {shown}`, or pick the export of "
-                f"{version}."
-            )
-        transfer.verify(file, header, name=shown)
-        points = (transfer.decode_point(data) for data in transfer.read_points(file))
+        header, points = transfer.read_export(file, self.spec, version=version, name=shown)
         return self.import_points(
             header.version,
             header.sections,

@@ -16,7 +16,7 @@ import gzip
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -24,7 +24,12 @@ from typing import IO, Any
 import numpy as np
 
 from raggin_lsp.embed.base import ProfileSpec, SparseVector
-from raggin_lsp.store.model import ExportChecksumError, ExportFormatError, ProfileMismatchError
+from raggin_lsp.store.model import (
+    ExportChecksumError,
+    ExportFormatError,
+    ExportVersionError,
+    ProfileMismatchError,
+)
 from raggin_lsp.store.points import StoredPoint, StoredVector
 
 FORMAT = "raggin-index-export"
@@ -257,3 +262,35 @@ def read_points(path: Path) -> Iterator[dict[str, Any]]:
                 yield data
     except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ExportFormatError(f"{path} is damaged (truncated or corrupt): {error}") from None
+
+
+def write_export(path: Path, header: ExportHeader, points: Iterable[StoredPoint]) -> int:
+    """Write ``points`` to ``path`` after ``header``; the file appears under its name only
+    once complete. Returns the number of points written."""
+    writer = ExportWriter(path, header)
+    try:
+        for point in points:
+            writer.add(point)
+        writer.finish()
+    except BaseException:
+        writer.abandon()
+        raise
+    return writer.points
+
+
+def read_export(
+    path: Path, spec: ProfileSpec, *, version: str | None = None, name: str | None = None
+) -> tuple[ExportHeader, Iterator[StoredPoint]]:
+    """An export's header and its points, once everything is checked: the profile and
+    model, the Next.js ``version`` when given, and the file's sha256 checksum. ``name`` is
+    how messages call the file (the URL it was downloaded from)."""
+    shown = name or str(path)
+    header = read_header(path, spec, name=shown)
+    if version is not None and version != header.version:
+        raise ExportVersionError(
+            f"{shown} holds the Next.js {header.version} docs, not {version}: run "
+            f"`raggin-lsp index {header.version} --from {shown}`, or pick the export of "
+            f"{version}."
+        )
+    verify(path, header, name=shown)
+    return header, (decode_point(data) for data in read_points(path))
