@@ -16,6 +16,7 @@ import gzip
 import hashlib
 import json
 import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,9 @@ FORMAT = "raggin-index-export"
 TRAILER = "raggin-index-export-end"
 FORMAT_VERSION = 2
 CHECKSUM = "sha256"
+# What reading a damaged gzip file raises: a flipped byte in the deflate stream is a
+# zlib.error (e.g. "invalid distance too far back"), not an OSError.
+_DAMAGED = (OSError, EOFError, zlib.error)
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,9 @@ def read_header(path: Path, spec: ProfileSpec, *, name: str | None = None) -> Ex
         raw = json.loads(first) if first else None
     except FileNotFoundError:
         raise ExportFormatError(f"There is no file {shown} to import.") from None
-    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (*_DAMAGED, json.JSONDecodeError, UnicodeDecodeError) as error:
+        if isinstance(error, _DAMAGED) and _is_gzip(path):  # a gzip file, damaged
+            raise ExportChecksumError(_damaged(shown, error)) from None
         raise ExportFormatError(
             f"{shown} is not a raggin index export (gzip JSON lines): {error}"
         ) from None
@@ -200,7 +206,7 @@ def is_export(path: Path) -> bool:
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             first = handle.readline(1 << 16)
         raw = json.loads(first)
-    except (OSError, EOFError, ValueError):
+    except (*_DAMAGED, ValueError):
         return False
     return isinstance(raw, dict) and raw.get("format") == FORMAT
 
@@ -225,11 +231,8 @@ def verify(path: Path, header: ExportHeader, *, name: str | None = None) -> int 
                     break
                 digest.update(line)
             extra = handle.read(1)
-    except (OSError, EOFError, ValueError) as error:
-        raise ExportChecksumError(
-            f"{shown} is damaged (truncated or corrupt: {error}); nothing was imported. "
-            "Export or download it again."
-        ) from None
+    except (*_DAMAGED, ValueError) as error:
+        raise ExportChecksumError(_damaged(shown, error)) from None
     if trailer is None:
         raise ExportChecksumError(
             f"{shown} ends before its checksum line: the file is truncated (an interrupted "
@@ -246,6 +249,21 @@ def verify(path: Path, header: ExportHeader, *, name: str | None = None) -> int 
     return int(trailer.get("points", 0))
 
 
+def _is_gzip(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False
+
+
+def _damaged(shown: str, error: BaseException) -> str:
+    return (
+        f"{shown} is damaged (truncated or corrupt: {error}); nothing was imported. "
+        "Export or download it again."
+    )
+
+
 def read_points(path: Path) -> Iterator[dict[str, Any]]:
     """The point lines after the header (check the header first with :func:`read_header`)."""
     try:
@@ -260,7 +278,7 @@ def read_points(path: Path) -> Iterator[dict[str, Any]]:
                 if not isinstance(data, dict) or "id" not in data or "vector" not in data:
                     raise ExportFormatError(f"{path}, line {number}: not a stored point.")
                 yield data
-    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (*_DAMAGED, json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ExportFormatError(f"{path} is damaged (truncated or corrupt): {error}") from None
 
 
