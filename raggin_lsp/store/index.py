@@ -24,12 +24,7 @@ from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import jobs, membership, transfer
 from raggin_lsp.store.backends import EmbeddedBackend
 from raggin_lsp.store.jobs import DenseGate, ProgressSink, StopCheck
-from raggin_lsp.store.model import (
-    CollectionStats,
-    IndexReport,
-    ProfileMismatchError,
-    VersionInfo,
-)
+from raggin_lsp.store.model import CollectionStats, IndexReport, ProfileMismatchError, VersionInfo
 from raggin_lsp.store.points import FusionMethod, Hit, Prefetches, QueryVector, Scope, StoredPoint
 from raggin_lsp.store.schema import MANIFEST_COLLECTION, collection_name, version_key
 from raggin_lsp.store.settings import StoreSettings
