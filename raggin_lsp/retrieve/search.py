@@ -374,25 +374,32 @@ def _reranked(
 def collapse_twins(
     results: Sequence[SearchResult], docs_map: DocsMap, preferred: str | None
 ) -> list[SearchResult]:
-    """Keep one page of each App/Pages twin pair: the preferred router's, else the first."""
-    kept: list[SearchResult] = []
-    taken: dict[str, int] = {}  # page -> position in kept
+    """One page of each App/Pages twin pair among ``results``: the ``preferred`` router's,
+    else the better ranked. It takes the place of the pair's best section, keeps its own
+    other sections, and names its twin once in ``also``; the twin's sections are dropped.
+    """
+    present = {result.url_path: result for result in reversed(results)}  # page -> best
+    kept_page: dict[str, str] = {}  # each page of a pair present -> the page kept
     for result in results:
         twin = docs_map.twins.get(result.url_path)
-        if twin is not None and twin in taken:
-            position = taken[twin]
-            if preferred is not None and result.router == preferred != kept[position].router:
-                other = kept[position]
-                kept[position] = replace(result, also=(*result.also, other.url))
-                taken[result.url_path] = position
-            elif result.url not in kept[position].also:
-                kept[position] = replace(
-                    kept[position], also=(*kept[position].also, result.url.split("#")[0])
-                )
+        if twin is None or twin not in present or result.url_path in kept_page:
             continue
-        taken[result.url_path] = len(kept)
-        kept.append(result)
-    return kept
+        keep = twin if present[twin].router == preferred != result.router else result.url_path
+        kept_page[result.url_path] = kept_page[twin] = keep
+    collapsed: list[SearchResult] = []
+    placed: set[str] = set()
+    for result in results:
+        keep = kept_page.get(result.url_path)
+        if keep is None:
+            collapsed.append(result)
+        elif keep not in placed:  # the pair's first section: the kept page's best goes here
+            placed.add(keep)
+            twin = docs_map.twins[keep]
+            best = present[keep]
+            collapsed.append(replace(best, also=(*best.also, present[twin].url.split("#")[0])))
+        elif result.url_path == keep and result is not present[keep]:
+            collapsed.append(result)
+    return collapsed
 
 
 def allowed_routers(router: str | None) -> tuple[str, ...] | None:
