@@ -290,3 +290,21 @@ def test_a_readers_copy_leaves_the_logs_closed_segments_behind(tmp_path: Path) -
     assert (tmp_path / "reader" / "segments" / "s1" / "closed-0").read_bytes() == b"points"
     assert (tmp_path / "writer" / "wal" / "closed-0").is_file()
 
+
+def test_a_new_shard_maps_its_dense_vectors_instead_of_loading_them_whole(
+    tmp_path: Path, embedder: HashingTestEmbedder
+) -> None:
+    """Edge loads an in-memory vector store a 32 MiB chunk at a time, holes included:
+    64 MB resident per reader for 12 MB of vectors. Mapped, only what searches read is."""
+    import json
+
+    from raggin_lsp.store.edge import EdgeCollection
+
+    EdgeCollection.create(tmp_path / "shard", embedder.spec).close()
+
+    (segment,) = (tmp_path / "shard" / "segments").glob("*/segment.json")
+    vectors = json.loads(segment.read_text(encoding="utf-8"))["config"]["vector_data"]
+    assert {name: config["storage_type"] for name, config in vectors.items()} == {
+        "text": "ChunkedMmap",
+        "code": "ChunkedMmap",
+    }
