@@ -23,6 +23,7 @@ from raggin_lsp.errors import ModelError, NotIndexedError, RagginError
 from raggin_lsp.errors import not_indexed_message as _not_indexed_message
 from raggin_lsp.index_progress import stage_message, stage_percentage
 from raggin_lsp.memory import release_free_memory
+from raggin_lsp.server import context_vectors
 from raggin_lsp.server.model_state import MODEL_RETRY_S, ModelState, ModelUnavailable
 from raggin_lsp.server.progress import WorkDone
 
@@ -266,6 +267,7 @@ class Loader:
             return
         state.succeed()
         done.set_result(None)
+        context_vectors.schedule_open(self._server)
 
     @staticmethod
     def _load_model_in_thread(assistant: "Assistant", report: Callable[[str], None]) -> None:

@@ -54,6 +54,7 @@ class RagginServer(LanguageServer):
         # API catalogs: hovers, code actions, diagnostics, diff
         self.catalogs = catalogs or Catalogs()
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
+        self.pending_contexts: dict[str, asyncio.Task[None]] = {}  # files to embed, by URI
         # False once the client asked to shut down: nothing more is sent after that.
         self.connected = True
         self._reporting_error = False

@@ -26,7 +26,7 @@ from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.corpus.urls import site_url
 from raggin_lsp.corpus.versions import Catalog, Release
 from raggin_lsp.errors import RagginError
-from raggin_lsp.generate.model import Answer, Citation
+from raggin_lsp.generate.model import Answer, Citation, ContextItem
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.server.diagnostics import Catalogs, load_catalog
 
@@ -82,6 +82,7 @@ class FakeAssistant:
         self.config = config
         self.indexed = set(SCRIPT.indexed)
         self.calls: list[dict[str, Any]] = []
+        self.loaded = False
 
     def load_model(self, progress: Callable[[str], None] | None = None) -> None:
         if progress:
@@ -89,6 +90,10 @@ class FakeAssistant:
         time.sleep(SCRIPT.load_delay)
         if SCRIPT.load_error:
             raise RagginError(SCRIPT.load_error)
+        self.loaded = True
+
+    def prepare_context(self, context: Sequence[ContextItem]) -> None:
+        """Nothing to embed ahead: the scripted answers need no vectors."""
 
     def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
         """Nothing to read ahead: the scripted answers need no docs map."""
