@@ -402,15 +402,14 @@ def collapse_twins(
     collapsed: list[SearchResult] = []
     placed: set[str] = set()
     for result in results:
-        keep = kept_page.get(result.url_path)
-        if keep is None:
+        kept = kept_page.get(result.url_path)
+        if kept is None:
             collapsed.append(result)
-        elif keep not in placed:  # the pair's first section: the kept page's best goes here
-            placed.add(keep)
-            twin = docs_map.twins[keep]
-            best = present[keep]
-            collapsed.append(replace(best, also=(*best.also, present[twin].url.split("#")[0])))
-        elif result.url_path == keep and result is not present[keep]:
+        elif kept not in placed:  # the pair's first section: the kept page's best goes here
+            placed.add(kept)
+            best, dropped = present[kept], present[docs_map.twins[kept]]
+            collapsed.append(replace(best, also=(*best.also, dropped.url.split("#")[0])))
+        elif result.url_path == kept and result is not present[kept]:
             collapsed.append(result)
     return collapsed
 
