@@ -207,8 +207,8 @@ class DocsTools:
             "version": target.version,
             "versionReason": target.describe(),
             "router": target.router,
-            "profile": assistant.spec.name,
-            "indexStage": results[0].index_stage if results else "hybrid",
+            "profile": self.settings.profile,
+            "indexStage": await asyncio.to_thread(assistant.index_stage, target.version),
             "results": [_result_json(result) for result in results],
         }
 
@@ -443,7 +443,7 @@ class DocsTools:
             "versionReason": target.describe(),
             "model": answer.model,
             "usedLlm": answer.used_llm,
-            "profile": assistant.spec.name,
+            "profile": self.settings.profile,
             "indexStage": await asyncio.to_thread(assistant.index_stage, target.version),
             "citations": [
                 {"n": c.n, "url": c.url, "title": c.title, "version": c.version}
