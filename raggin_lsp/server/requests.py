@@ -46,6 +46,7 @@ async def versions(server: "RagginServer", request: DocumentParams) -> dict[str,
         # Searchable while their dense vectors are added, with how ("lexical only, dense 40%")
         "stages": stages_json(server.loader.stages),
         # Every searchable version with the profile and stage answering it now
+        "profile": server.loader.profile,
         "answering": server.upgrades.answering_json(),
         "latest": server.loader.latest,
         "selected": target.version,
