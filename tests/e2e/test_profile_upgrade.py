@@ -67,6 +67,14 @@ def _options(tmp_path: Path, model_path: Path) -> dict[str, Any]:
     }
 
 
+async def _ask(session: Session) -> dict[str, Any]:
+    """An answer without Ollama (nothing listens there): it quotes the sections found."""
+    answer = await asyncio.wait_for(
+        session.request("raggin/ask", {"question": QUERY, "version": VERSION}), 300
+    )
+    return dict(answer)
+
+
 async def _search(session: Session) -> list[dict[str, Any]]:
     results = await asyncio.wait_for(
         session.request("raggin/search", {"query": QUERY, "version": VERSION}), 300
@@ -90,6 +98,7 @@ async def test_light_answers_until_the_bge_m3_index_is_complete_then_bge_m3_with
         try:
             await session.loaded(timeout=300)
             before = await _search(session)
+            asked = await _ask(session)
             status = await session.request("raggin/status", None)
         finally:
             gate.touch()  # a held job would keep the server from exiting
@@ -98,6 +107,7 @@ async def test_light_answers_until_the_bge_m3_index_is_complete_then_bge_m3_with
         assert {r["profile"] for r in before} == {"light"}
         assert {r["indexStage"] for r in before} == {"lexical only, dense 0%"}
         assert "widgets" in before[0]["urlPath"]
+        assert (asked["profile"], asked["indexStage"]) == ("light", "lexical only, dense 0%")
         assert status["upgrade"]["answering"] == [
             {"version": VERSION, "profile": "light", "stage": "lexical only, dense 0%"}
         ]
@@ -109,10 +119,12 @@ async def test_light_answers_until_the_bge_m3_index_is_complete_then_bge_m3_with
         # The light dense pass ends, the bge-m3 index is built: the server switches.
         await session.wait_for(lambda: bool(_shown(session, SWITCHED)), 600)
         after = await _search(session)
+        asked = await _ask(session)
         status = await session.request("raggin/status", None)
 
         assert {r["profile"] for r in after} == {"bge-m3"}
         assert {r["indexStage"] for r in after} == {"hybrid"}
+        assert (asked["profile"], asked["indexStage"]) == ("bge-m3", "hybrid")
         assert status["upgrade"]["answering"] == [
             {"version": VERSION, "profile": "bge-m3", "stage": "hybrid"}
         ]
