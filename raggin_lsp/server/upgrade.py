@@ -151,16 +151,13 @@ class Upgrades:
     async def _upgrade(self, version: str) -> None:
         primary = self._server.loader
         light = self._light_loader()
+        light.start_index(version)  # what answers meanwhile, while bge-m3 downloads
         try:
-            try:
-                await primary.assistant()  # its model first: a failure ends the upgrade
-            except ModelUnavailable:
-                light.start_index(version)  # what answers meanwhile, to the end
-                raise
+            await primary.assistant()  # its model first: a failure ends the upgrade
             if version not in light.indexed:
                 try:
                     await light.index(version)  # joins the job a request started
-                except ModelUnavailable as error:
+                except RagginError as error:  # the bge-m3 index is built all the same
                     log.info("No light index of Next.js %s: %s", version, error)
             await primary.index(version)
         except ModelUnavailable as error:  # told once by the model's load
