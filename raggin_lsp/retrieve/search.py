@@ -145,6 +145,7 @@ def search(
         replace(
             _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major),
             index_stage=stage,
+            profile=index.spec.name,
         )
         for hit in hits
     ]

@@ -124,13 +124,13 @@ def answer_json(answer: Any) -> dict[str, Any]:
 async def ask(server: "RagginServer", request: AskParams) -> dict[str, Any]:
     from raggin_lsp.generate.model import Turn
 
-    assistant = await server.loader.assistant()
     text = _read_uri(server, request.uri)[1] if request.uri is not None else None
     target = targets.resolve(
         server, request.uri, version=request.version, router=request.router, text=text
     )
     version = targets.require_version(target)
-    await server.loader.ensure_indexed(version)
+    answerer = await server.upgrades.answering(version)  # light until bge-m3's is complete
+    assistant = answerer.assistant
     context = build_context(server, request)
     turns = server.settings.history_turns
     history = [Turn(t.question, t.answer) for t in request.history][-turns:] if turns else []
@@ -164,9 +164,9 @@ async def ask(server: "RagginServer", request: AskParams) -> dict[str, Any]:
         finally:
             coalescer.flush()  # even a cancelled answer reports what it streamed
         stage = await asyncio.to_thread(assistant.index_stage, version)
-        searched = "" if stage == "hybrid" else f" ({stage})"
+        searched = f" ({answerer.profile}{'' if stage == 'hybrid' else ', ' + stage})"
         work.end_message = answer.notice or f"Answered from the Next.js {version} docs{searched}"
-    return {**answer_json(answer), "indexStage": stage}
+    return {**answer_json(answer), "indexStage": stage, "profile": answerer.profile}
 
 
 class _PartialAnswer:

@@ -224,4 +224,4 @@ async def _index_workspace_version(server: RagginServer) -> None:
         return
     if version not in server.loader.indexed:
         log.info("The workspace uses Next.js %s: indexing its docs (autoIndex)", version)
-        server.loader.start_index(version)
+        server.upgrades.start_index(version)

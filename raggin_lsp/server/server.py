@@ -24,6 +24,7 @@ from raggin_lsp.server.diagnostics import Catalogs
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.protocol import RagginProtocol
+from raggin_lsp.server.upgrade import Upgrades
 from raggin_lsp.settings import Settings, SettingsStore
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ class RagginServer(LanguageServer):
         self.settings = Settings()
         self.initialization_options: Any = None
         self.loader = Loader(self)
+        # Which profile answers each version: light until the configured one's is there.
+        self.upgrades = Upgrades(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
         # Runs before each batch of an index job's dense pass and may block (tests hold

@@ -43,6 +43,7 @@ PAGES = {
 @dataclass
 class Script:
     indexed: list[str] = field(default_factory=lambda: ["16.2.0"])
+    lexical: list[str] = field(default_factory=list)  # searchable, dense vectors still to come
     load_delay: float = 0.0
     load_error: str | None = None
     chunks: list[str] = field(default_factory=lambda: ["Use ", "`revalidatePath` ", "[1]."])
@@ -56,6 +57,7 @@ class Script:
     catalog_started: str | None = None  # a file created when an API catalog build starts
 
 
+LEXICAL_STAGE = "lexical only, dense 40%"
 SCRIPT = Script(**json.loads(os.environ.get("RAGGIN_FAKE", "{}")))
 COUNTERS = {"asks": 0, "asks_cancelled": 0, "asks_finished": 0, "index_stopped": 0}
 
@@ -108,10 +110,11 @@ class FakeAssistant:
         return sorted(self.indexed)
 
     def index_stages(self) -> dict[str, str]:
-        return dict.fromkeys(sorted(self.indexed), "hybrid")
+        lexical = dict.fromkeys(sorted(set(SCRIPT.lexical) - self.indexed), LEXICAL_STAGE)
+        return {**dict.fromkeys(sorted(self.indexed), "hybrid"), **lexical}
 
     def index_stage(self, version: str) -> str:
-        return "hybrid" if version in self.indexed else "not indexed"
+        return self.index_stages().get(version, "not indexed")
 
     def known_versions(self) -> list[str]:
         return list(RELEASES)
