@@ -8,3 +8,7 @@ none of which an installed wheel has. It imports the package; the package never 
 
 DEFAULT_VERSION = "16.2.0"  # the version the test index holds, so CI can reuse it
 NEWER_VERSION = "16.4.6"  # for the share of sections re-embedded on an upgrade
+# The bench's stages, in the order it runs them (``--only`` picks some): the in-process
+# pipeline rows, the store rows (cold CLI search, upsert, import), the language server
+# rows, the bge-m3 rows.
+STAGES = ("pipeline", "store", "lsp", "bge-m3")

@@ -9,11 +9,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import DEFAULT_VERSION
+from bench import DEFAULT_VERSION, STAGES
 from raggin_lsp.cli_support import EXIT_ERROR, EXIT_OK, EXIT_USAGE, note
 
 PROG = "python -m bench"
 PROFILES = ("light",)  # bge-m3 is measured by its own rows, on random weights
+
+
+def _stages(value: str) -> frozenset[str]:
+    chosen = frozenset(part.strip() for part in value.split(",") if part.strip())
+    unknown = chosen - set(STAGES)
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"choose among {', '.join(STAGES)} (comma-separated), got {value!r}"
+        )
+    return chosen
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-bge-m3", action="store_true", help="skip the bge-m3 random-weights rows"
     )
     parser.add_argument("--no-lsp", action="store_true", help="skip the language server rows")
+    parser.add_argument(
+        "--only",
+        type=_stages,
+        metavar="STAGE[,STAGE]",
+        help=f"measure only these stages' rows ({', '.join(STAGES)}); the others are left out",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     return parser
@@ -60,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         quick=args.quick,
         bge_m3=not args.no_bge_m3,
         lsp=not args.no_lsp,
+        only=args.only,
     )
     report = run_bench(options, lambda message: note(args, f"bench: {message}"))
     if args.json:

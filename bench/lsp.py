@@ -12,6 +12,7 @@ import asyncio
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,7 +39,15 @@ ROW_NAMES = (
     ("peak RSS, language server process", "MB"),
     ("initialized to first answered raggin/search (fresh server)", "ms"),
     ("RSS, language server process after a search", "MB"),
+    ("floor: spawn to exit of `python -c 'import pygls.lsp.server'`", "ms"),
+    ("floor: a bare pygls server, spawn to InitializeResult", "ms"),
 )
+# What any pygls server pays before it can answer `initialize`: the interpreter's start
+# and the import of pygls and lsprotocol's types (most of it), and nothing of ours.
+FLOOR_COMMAND = ("-c", "import pygls.lsp.server")
+# The same, plus what any pygls server does before it answers: build its converters,
+# read stdin, answer (as the initialize row measures it, through pytest-lsp's client).
+BARE_SERVER = "from pygls.lsp.server import LanguageServer; LanguageServer('bare', 'v0').start_io()"
 # Issue 14's targets, by row: the table says whether each median meets its target.
 TARGETS = {
     ROW_NAMES[0][0]: 300.0,  # nothing heavy is imported before the InitializeResult
@@ -86,7 +95,9 @@ def measure_lsp(plan: LspPlan) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="raggin-bench-lsp-") as folder:
         project = Path(folder) / "nextjs-project"
         shutil.copytree(FIXTURE_PROJECT, project)
-        rows = asyncio.run(_measure(plan, project, Path(folder)))
+        _byte_compile()
+        floor = _floor_ms(plan.initialize_runs, _server_env(Path(folder)))
+        rows = asyncio.run(_measure(plan, project, Path(folder), floor))
     rows.append(
         Row(
             LSP,
@@ -113,12 +124,15 @@ def _server_env(folder: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def _session(
-    project: Path, options: dict[str, Any], env: dict[str, str]
+    project: Path,
+    options: dict[str, Any],
+    env: dict[str, str],
+    command: list[str] | None = None,
 ) -> AsyncIterator[tuple[Any, float]]:
     from lsprotocol import types
     from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-    config = ClientServerConfig(server_command=server_command(), server_env=env)
+    config = ClientServerConfig(server_command=command or server_command(), server_env=env)
     started = time.perf_counter()
     client = await config.start()
     assert isinstance(client, LanguageClient)
@@ -139,7 +153,30 @@ async def _session(
             await client.stop()  # type: ignore[no-untyped-call]
 
 
-async def _measure(plan: LspPlan, project: Path, folder: Path) -> list[Row]:
+def _byte_compile() -> None:
+    """Byte-compile the package as ``pip install`` does a wheel's (pygls and lsprotocol
+    came that way): a source checkout under ``PYTHONDONTWRITEBYTECODE`` would otherwise
+    compile every module of the server at each start, 200 ms and more before
+    ``initialize`` that no installed server pays."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "raggin_lsp"), quiet=1)
+
+
+def _floor_ms(runs: int, env: dict[str, str]) -> list[float]:
+    """Milliseconds from spawn to exit of a Python that imports pygls's server, ``runs``
+    times (one more first, not counted, so every timed run finds the files cached)."""
+    command = [sys.executable, *FLOOR_COMMAND]
+    subprocess.run(command, check=True, env=env)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, env=env)
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
+async def _measure(plan: LspPlan, project: Path, folder: Path, floor: list[float]) -> list[Row]:
     from bench.pipeline import QUERIES
     from tests.support.fake_ollama import FakeOllama, FakeScript
 
@@ -166,14 +203,35 @@ async def _measure(plan: LspPlan, project: Path, folder: Path) -> list[Row]:
         async with _session(project, options, env) as (client, seconds):
             initialize.append(seconds)
             hover, search, rss, ask = await _requests(client, project, plan)
+    bare: list[float] = []
+    for _ in range(plan.initialize_runs):
+        async with _session(project, {}, env, [sys.executable, "-c", BARE_SERVER]) as (_, seconds):
+            bare.append(seconds * 1000)
     started = summarize([s * 1000 for s in initialize])
+    floor_ms, bare_ms = summarize(floor), summarize(bare)
     first_report = summarize(ask)
     rows = [
         Row.of(
             LSP,
             *ROW_NAMES[0],
             started,
-            f"fresh server each; {against_target(ROW_NAMES[0][0], started.median, 'ms')}",
+            f"fresh server each, byte-compiled as installed; "
+            f"{against_target(ROW_NAMES[0][0], started.median, 'ms')}; "
+            f"{started.median - bare_ms.median:.0f} ms above a bare pygls server (below)",
+        ),
+        Row.of(
+            LSP,
+            *ROW_NAMES[7],
+            floor_ms,
+            "the interpreter and pygls + lsprotocol imported, nothing of raggin: what any "
+            "pygls server pays before it can answer",
+        ),
+        Row.of(
+            LSP,
+            *ROW_NAMES[8],
+            bare_ms,
+            "LanguageServer('bare', 'v0').start_io(), no feature: measured as the initialize "
+            "row is (spawn, pytest-lsp's client, the InitializeResult)",
         ),
         Row.of(LSP, *ROW_NAMES[1], summarize(hover), f"{HOVER_FILE}, warm (model loaded)"),
         Row.of(LSP, *ROW_NAMES[2], summarize(search), "warm, top 5, a question list"),

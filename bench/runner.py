@@ -53,6 +53,11 @@ class BenchOptions:
     quick: bool = False
     bge_m3: bool = True
     lsp: bool = True
+    only: frozenset[str] | None = None  # the stages measured (``--only``); None: all
+
+    def runs(self, stage: str) -> bool:
+        """Whether ``stage`` (one of :data:`bench.STAGES`) is measured in this run."""
+        return self.only is None or stage in self.only
 
     @property
     def index_sample(self) -> int:
@@ -88,22 +93,26 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
     index_path, build = _bench_index(options, say)
     report.context["index"] = str(index_path)
 
-    assistant = Assistant(AssistantConfig(profile=options.profile, qdrant_path=index_path))
-    try:
-        if options.version not in assistant.indexed_versions():
-            raise NotIndexedError(
-                f"{index_path} does not hold Next.js {options.version} ({options.profile}). "
-                f"Index it with `raggin-lsp index {options.version} --profile "
-                f"{options.profile} --qdrant-path {index_path}`, or leave out --qdrant-path."
-            )
-        report.add(*_in_process_rows(assistant, options, build, say))
-        say("Timing the deprecation diagnostics of a 500-line file")
-        report.add(deprecations.measure(assistant.api_catalog(NEWER_VERSION), options.repeat * 10))
-    finally:
-        assistant.close()
-    report.add(*_store_rows(index_path, options, say))
+    if options.runs("pipeline"):
+        assistant = Assistant(AssistantConfig(profile=options.profile, qdrant_path=index_path))
+        try:
+            if options.version not in assistant.indexed_versions():
+                raise NotIndexedError(
+                    f"{index_path} does not hold Next.js {options.version} "
+                    f"({options.profile}). Index it with `raggin-lsp index {options.version} "
+                    f"--profile {options.profile} --qdrant-path {index_path}`, or leave out "
+                    "--qdrant-path."
+                )
+            report.add(*_in_process_rows(assistant, options, build, say))
+            say("Timing the deprecation diagnostics of a 500-line file")
+            catalog = assistant.api_catalog(NEWER_VERSION)
+            report.add(deprecations.measure(catalog, options.repeat * 10))
+        finally:
+            assistant.close()
+    if options.runs("store"):
+        report.add(*_store_rows(index_path, options, say))
 
-    if options.lsp:
+    if options.lsp and options.runs("lsp"):
         second = _second_profile_on_disk(index_path)
         report.context["second profile on disk"] = f"{second.name} ({_megabytes(second)} MB)"
         say("Timing the language server")
@@ -114,10 +123,10 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
             request_runs=options.request_runs,
         )
         report.add(*_guarded("the LSP rows", lsp.unavailable_rows, lsp.measure_lsp, plan, say))
-    else:
+    elif options.runs("lsp"):
         report.add(*lsp.unavailable_rows("skipped with --no-lsp"))
 
-    if options.bge_m3:
+    if options.bge_m3 and options.runs("bge-m3"):
         say("Timing the bge-m3 architecture with random weights (first run builds 2.3 GB)")
         plan_m3 = options.bge_m3_plan
         report.add(
@@ -129,7 +138,7 @@ def run_bench(options: BenchOptions, say: Say) -> BenchReport:
                 say,
             )
         )
-    else:
+    elif options.runs("bge-m3"):
         report.add(*bge_m3_speed.skipped_rows("skipped with --no-bge-m3"))
     report.context["load average"] += f" at the start, {_load_average()} at the end"
     return report

@@ -10,10 +10,11 @@ import asyncio
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raggin_lsp import paths
 from raggin_lsp.changes import release_key
@@ -37,10 +38,23 @@ from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexProgress, IndexReport
 from raggin_lsp.store.settings import StoreSettings
 
+if TYPE_CHECKING:
+    from raggin_lsp.embed.base import DenseVector
+
 # After Ollama failed to write a HyDE passage, searches go without one for this long.
 HYDE_RETRY_S = 60.0
+# The context of a question steers its retrieval: this much of it is embedded.
+CODE_CHARS = 2000
+# Dense vectors of recent contexts (open files, selections) kept for the next question.
+CODE_VECTORS = 16
 
 log = logging.getLogger(__name__)
+
+
+def steering_code(context: Sequence[ContextItem]) -> str | None:
+    """What of a question's context steers its retrieval: the selection or file is part
+    of what the user asks about."""
+    return "\n".join(item.text for item in context)[:CODE_CHARS] or None
 
 
 @dataclass(frozen=True)
@@ -118,6 +132,8 @@ class Assistant:
         self._hyde_paused_until = 0.0
         self._api_catalogs: dict[str, ApiCatalog] = {}
         self._pages: dict[tuple[str, float | None], dict[str, IndexedPage]] = {}
+        self._code_vectors: OrderedDict[str, DenseVector] = OrderedDict()
+        self._code_lock = threading.Lock()
 
     # ----------------------------------------------------------------- loading
 
@@ -311,6 +327,7 @@ class Assistant:
             version,
             router=router,
             code=code,
+            embed_code=self.code_vector,
             top_k=top_k if top_k is not None else self.config.top_k,
             fusion=fusion or self.config.fusion,  # type: ignore[arg-type]
             one_per_page=one_per_page,
@@ -319,6 +336,28 @@ class Assistant:
             reranker=self.reranker() if chosen.rerank else None,
             hypothetical=self.hypothetical_passage(query, version) if chosen.hyde else None,
         )
+
+    def code_vector(self, code: str) -> "DenseVector":
+        """The dense vector that lets ``code`` steer a search, computed once for the
+        last few snippets: the questions asked about one file share it."""
+        with self._code_lock:
+            vector = self._code_vectors.get(code)
+            if vector is not None:
+                self._code_vectors.move_to_end(code)
+                return vector
+        vector = self.embedder.embed_query(code).dense
+        with self._code_lock:
+            self._code_vectors[code] = vector
+            while len(self._code_vectors) > CODE_VECTORS:
+                self._code_vectors.popitem(last=False)
+        return vector
+
+    def prepare_context(self, context: Sequence[ContextItem]) -> None:
+        """Embed now what :meth:`ask` would embed of ``context`` (blocking): the language
+        server calls it when a file opens or changes, before any question about it."""
+        code = steering_code(context)
+        if code is not None and code.strip():
+            self.code_vector(code)
 
     def reranker(self) -> Reranker:
         """The cross-encoder of the ``rerank`` stage, loaded (or downloaded) on first use.
@@ -469,12 +508,14 @@ class Assistant:
         """Retrieve sections of ``version`` for ``question`` and answer from them; a question
         about what changed between versions gets the Version History rows first."""
         started = time.perf_counter()
-        # The selection or file is part of what the user asks about: let it steer retrieval.
-        code = "\n".join(item.text for item in context)[:2000] or None
-        results = await asyncio.to_thread(
-            self.search, question, version, router=router, code=code, top_k=top_k
-        )
-        rows = await asyncio.to_thread(self.history_sources, question, version)
+        code = steering_code(context)
+
+        def retrieve() -> tuple[list[SearchResult], list[SearchResult]]:
+            # One trip to a worker thread: the first token waits for all of it.
+            found = self.search(question, version, router=router, code=code, top_k=top_k)
+            return found, self.history_sources(question, version)
+
+        results, rows = await asyncio.to_thread(retrieve)
         if rows:
             shown = {source.url for source in rows}
             results = [*rows, *(r for r in results if r.url not in shown)]

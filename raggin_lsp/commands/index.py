@@ -223,6 +223,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     "points": item.points,
                     "versions": item.versions,
                     "incomplete": list(item.incomplete),
+                    "stages": [{"version": version, "stage": "hybrid"} for version in item.versions]
+                    + [{"version": v, "stage": stage} for v, stage in item.stages.items()],
                     "location": item.location,
                 }
                 for item in stats
@@ -234,7 +236,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         for version, count in item.versions.items():
             print(f"  {version:<10} {count} sections")
         for version in item.incomplete:
-            print(f"  {version:<10} incomplete (run `raggin-lsp index {version}` to finish)")
+            stage = item.stages.get(version, "incomplete")
+            print(f"  {version:<10} {stage} (run `raggin-lsp index {version}` to finish)")
         if not item.versions and not item.incomplete:
             print("  no versions indexed")
     return EXIT_OK

@@ -207,6 +207,8 @@ class DocsTools:
             "version": target.version,
             "versionReason": target.describe(),
             "router": target.router,
+            "profile": self.settings.profile,
+            "indexStage": await asyncio.to_thread(assistant.index_stage, target.version),
             "results": [_result_json(result) for result in results],
         }
 
@@ -272,6 +274,11 @@ class DocsTools:
             project = target.project
             return {
                 "indexed": assistant.indexed_versions(),
+                # Every searchable version and how: "hybrid", "lexical only, dense 40%"
+                "stages": [
+                    {"version": version, "stage": stage}
+                    for version, stage in assistant.index_stages().items()
+                ],
                 "project": project.to_json() if project is not None else None,
                 "projectVersion": project.version if project is not None else None,
                 "default": target.version,
@@ -436,6 +443,8 @@ class DocsTools:
             "versionReason": target.describe(),
             "model": answer.model,
             "usedLlm": answer.used_llm,
+            "profile": self.settings.profile,
+            "indexStage": await asyncio.to_thread(assistant.index_stage, target.version),
             "citations": [
                 {"n": c.n, "url": c.url, "title": c.title, "version": c.version}
                 for c in answer.citations

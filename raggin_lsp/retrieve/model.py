@@ -27,6 +27,9 @@ class SearchResult:
     # How the version was searched: "hybrid", or "lexical only, dense 40%" while its dense
     # vectors are still being added (sections without one are found lexically only).
     index_stage: str = "hybrid"
+    # The embedding profile whose index answered ("bge-m3", or "light" while the bge-m3
+    # index of the version is not complete or its model cannot load).
+    profile: str = ""
 
     @property
     def heading(self) -> str:
@@ -58,6 +61,7 @@ class SearchResult:
             "scores": dict(self.scores),
             "also": list(self.also),
             "indexStage": self.index_stage,
+            "profile": self.profile,
         }
 
 

@@ -35,6 +35,7 @@ _STACK_FRAME = re.compile(r"^\s*(at\s|\.\.\.\s*\d+\s+more|#\d+\s)")
 _SCRIPT_LINE = re.compile(r"^\s*(>\s*\S+@\S+|\$\s|npm (warn|notice)|yarn run|pnpm run)", re.I)
 _TIMESTAMP = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b|\b\d{4}-\d{2}-\d{2}T[\d:.]+Z?\b")
 _PATH = re.compile(r"(?<![\w@])(?:\.{0,2}/)?(?:[\w.\[\]()@+-]+/){2,}[\w.\[\]()@+-]*(?::\d+){0,2}")
+_SYSTEM_ROOTS = ("/home/", "/Users/", "/usr/", "/var/", "/opt/", "/tmp/", "/srv/", ".next/")
 _PROGRESS = re.compile(r"^[\s✓○●λƒ◐▲├└│┌─=\-|*#>.]*$")
 # What Next.js and npm print before a message: warning sign, cross, check mark, bullets.
 _MARKS = "\u26a0\u2a2f\u2717\u00d7\u2713\u25cb\u25cf"
@@ -75,6 +76,8 @@ _PAGES_SIGNALS = re.compile(
     r"pages/api|api routes?\b",
     re.IGNORECASE,
 )
+# "... with swr in pages": the router named at the end of a short question.
+_IN_PAGES = re.compile(r"\bin (the )?pages\b(?=[\s.?!]*$)", re.IGNORECASE)
 _STRONG_APP = re.compile(r"app router|app (dir(ectory)?|folder)|\bapp/", re.IGNORECASE)
 _STRONG_PAGES = re.compile(r"pages router|pages (dir|folder)", re.IGNORECASE)
 
@@ -163,6 +166,13 @@ def _clean_line(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip()
 
 
+def _project_path(match: re.Match[str]) -> str:
+    """A path of the project (``app/blog/page.tsx``) stays; one of the machine
+    (``/home/app/node_modules/next/...``) says nothing about the router."""
+    path = match.group(0)
+    return "" if "node_modules" in path or path.startswith(_SYSTEM_ROOTS) else path
+
+
 def _basename(path: str) -> str:
     if "node_modules" in path or path.startswith(".next"):
         return ""
@@ -192,8 +202,9 @@ def implied_router(text: str) -> str | None:
 
     An explicit App Router mention wins over Pages Router API names: people ask how to
     do ``getServerSideProps`` "in the app dir"."""
+    text = _PATH.sub(_project_path, text)
     app = len(_APP_SIGNALS.findall(text))
-    pages = len(_PAGES_SIGNALS.findall(text))
+    pages = len(_PAGES_SIGNALS.findall(text)) + len(_IN_PAGES.findall(text))
     if app and _STRONG_APP.search(text) and not _STRONG_PAGES.search(text):
         return "app"
     if app > pages:

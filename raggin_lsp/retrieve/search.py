@@ -13,9 +13,9 @@ Router filter: asking for ``app`` or ``pages`` also admits ``architecture`` and
 ``community`` pages, which apply to both routers.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.corpus.urls import absolute_links, linked_pages, site_url
 from raggin_lsp.embed.base import Embedder, Embedding
@@ -32,6 +32,11 @@ from raggin_lsp.retrieve.strategies import (
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.points import FusionMethod, Hit, QueryVector
 from raggin_lsp.store.schema import CODE, SPARSE, TEXT, section_from_payload
+
+if TYPE_CHECKING:
+    from raggin_lsp.embed.base import DenseVector
+
+    CodeEmbedder = Callable[[str], DenseVector]
 
 # The router the docs present first and recommend, preferred when nothing says which.
 DEFAULT_ROUTER = "app"
@@ -61,6 +66,7 @@ def search(
     *,
     router: str | None = None,
     code: str | None = None,
+    embed_code: "CodeEmbedder | None" = None,
     top_k: int = 5,
     fusion: Strategy = DEFAULT_FUSION,
     one_per_page: bool = False,
@@ -83,6 +89,8 @@ def search(
     major among the index's complete versions). The stages that need a model beyond the
     embedder act only when the caller passes what they need: ``stages.rerank`` a
     ``reranker``, ``stages.hyde`` the ``hypothetical`` passage a local LLM wrote.
+    ``embed_code`` gives ``code`` its dense vector (default: the embedder's query vector;
+    the Assistant keeps the vectors of open files, embedded before the question came).
     """
     if fusion not in STRATEGIES:
         raise ValueError(f"unknown fusion {fusion!r}; choose one of {', '.join(STRATEGIES)}")
@@ -98,16 +106,18 @@ def search(
     limit = top_k * _PAGE_OVERFETCH if one_per_page else top_k
     limit += _TWIN_ROOM if stages.collapse_twins else 0
     candidates = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
-    main = _queries_for(embedder, analysis.focus, analysis.text, new_names, code, fusion)
+    main = _queries_for(embedder, analysis.focus, analysis.text, new_names, fusion)
+    if code and code.strip() and fusion not in _SINGLE:
+        main[CODE] = (embed_code or _dense_query_of(embedder))(code)
     if not main:
         return []
     parts = [
-        _queries_for(embedder, part, part, [], None, fusion)
+        _queries_for(embedder, part, part, [], fusion)
         for part in (analysis.parts if stages.sub_queries and fusion not in _SINGLE else ())
     ]
     if stages.hyde and hypothetical and hypothetical.strip() and fusion not in _SINGLE:
         # HyDE: the imagined answer is searched like one more part of the question.
-        parts.append(_queries_for(embedder, hypothetical, hypothetical, [], None, fusion))
+        parts.append(_queries_for(embedder, hypothetical, hypothetical, [], fusion))
     routers = allowed_routers(router)
     hits, scores = _ranked(
         index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
@@ -135,6 +145,7 @@ def search(
         replace(
             _result(hit.payload, version, hit.score, scores.get(hit.id, {}), major),
             index_stage=stage,
+            profile=index.spec.name,
         )
         for hit in hits
     ]
@@ -170,13 +181,16 @@ def _queries_for(
     focus: str,
     text: str,
     extra_terms: Sequence[str],
-    code: str | None,
     fusion: Strategy,
 ) -> dict[str, QueryVector]:
     """Named-vector queries: the dense one from ``focus``, the sparse one from ``text``."""
     lexical = " ".join([text, *extra_terms])
     embedding = embedder.embed_query(focus, sparse_text=lexical)
-    return _modality_queries(embedding, embedder, code, fusion)
+    return _modality_queries(embedding, fusion)
+
+
+def _dense_query_of(embedder: Embedder) -> "CodeEmbedder":
+    return lambda text: embedder.embed_query(text).dense
 
 
 def _ranked(
@@ -374,25 +388,31 @@ def _reranked(
 def collapse_twins(
     results: Sequence[SearchResult], docs_map: DocsMap, preferred: str | None
 ) -> list[SearchResult]:
-    """Keep one page of each App/Pages twin pair: the preferred router's, else the first."""
-    kept: list[SearchResult] = []
-    taken: dict[str, int] = {}  # page -> position in kept
+    """One page of each App/Pages twin pair among ``results``: the ``preferred`` router's,
+    else the better ranked. It takes the place of the pair's best section, keeps its own
+    other sections, and names its twin once in ``also``; the twin's sections are dropped.
+    """
+    present = {result.url_path: result for result in reversed(results)}  # page -> best
+    kept_page: dict[str, str] = {}  # each page of a pair present -> the page kept
     for result in results:
         twin = docs_map.twins.get(result.url_path)
-        if twin is not None and twin in taken:
-            position = taken[twin]
-            if preferred is not None and result.router == preferred != kept[position].router:
-                other = kept[position]
-                kept[position] = replace(result, also=(*result.also, other.url))
-                taken[result.url_path] = position
-            elif result.url not in kept[position].also:
-                kept[position] = replace(
-                    kept[position], also=(*kept[position].also, result.url.split("#")[0])
-                )
+        if twin is None or twin not in present or result.url_path in kept_page:
             continue
-        taken[result.url_path] = len(kept)
-        kept.append(result)
-    return kept
+        keep = twin if present[twin].router == preferred != result.router else result.url_path
+        kept_page[result.url_path] = kept_page[twin] = keep
+    collapsed: list[SearchResult] = []
+    placed: set[str] = set()
+    for result in results:
+        kept = kept_page.get(result.url_path)
+        if kept is None:
+            collapsed.append(result)
+        elif kept not in placed:  # the pair's first section: the kept page's best goes here
+            placed.add(kept)
+            best, dropped = present[kept], present[docs_map.twins[kept]]
+            collapsed.append(replace(best, also=(*best.also, dropped.url.split("#")[0])))
+        elif result.url_path == kept and result is not present[kept]:
+            collapsed.append(result)
+    return collapsed
 
 
 def allowed_routers(router: str | None) -> tuple[str, ...] | None:
@@ -414,9 +434,7 @@ def best_per_page(results: Sequence[SearchResult]) -> list[SearchResult]:
     return kept
 
 
-def _modality_queries(
-    question: Embedding, embedder: Embedder, code: str | None, fusion: Strategy
-) -> dict[str, QueryVector]:
+def _modality_queries(question: Embedding, fusion: Strategy) -> dict[str, QueryVector]:
     if fusion == "dense":
         return {TEXT: question.dense}
     queries: dict[str, QueryVector] = {}
@@ -425,8 +443,6 @@ def _modality_queries(
     if fusion == "sparse":
         return queries  # empty when no term of the question is known: no lexical match
     queries[TEXT] = question.dense
-    if code and code.strip():
-        queries[CODE] = embedder.embed_query(code).dense
     return queries
 
 

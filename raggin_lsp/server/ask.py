@@ -67,25 +67,33 @@ def _read_uri(server: "RagginServer", uri: str) -> tuple[str, str]:
     return _relative(server, path), text
 
 
+def file_context(server: "RagginServer", uri: str) -> list[Any]:
+    """The context of a question about the file ``uri`` as a whole (no selection)."""
+    from raggin_lsp.generate.model import ContextItem
+
+    label, text = _read_uri(server, uri)
+    return [ContextItem(label, text[:MAX_FILE_CHARS], language_of(label))]
+
+
 def build_context(server: "RagginServer", request: AskParams) -> list[Any]:
     """The selection, the current file and the attached files, as ContextItems."""
     from raggin_lsp.generate.model import ContextItem
 
     items: list[Any] = []
-    if request.uri is not None:
+    span = request.span
+    if request.uri is not None and span is not None and not span.empty:
         label, text = _read_uri(server, request.uri)
-        if request.span is not None and not request.span.empty:
-            first, last = request.span.start.line + 1, request.span.end.line + 1
-            where = f"lines {first}-{last}" if last > first else f"line {first}"
-            items.append(
-                ContextItem(
-                    label=f"selection in {label} ({where})",
-                    text=selection_text(text, request.span),
-                    language=language_of(label),
-                )
+        first, last = span.start.line + 1, span.end.line + 1
+        where = f"lines {first}-{last}" if last > first else f"line {first}"
+        items.append(
+            ContextItem(
+                label=f"selection in {label} ({where})",
+                text=selection_text(text, span),
+                language=language_of(label),
             )
-        else:
-            items.append(ContextItem(label, text[:MAX_FILE_CHARS], language_of(label)))
+        )
+    elif request.uri is not None:
+        items += file_context(server, request.uri)
     for item in request.files:
         if isinstance(item, InlineFile):
             items.append(ContextItem(item.name, item.text[:MAX_FILE_CHARS], language_of(item.name)))
@@ -116,13 +124,13 @@ def answer_json(answer: Any) -> dict[str, Any]:
 async def ask(server: "RagginServer", request: AskParams) -> dict[str, Any]:
     from raggin_lsp.generate.model import Turn
 
-    assistant = await server.loader.assistant()
     text = _read_uri(server, request.uri)[1] if request.uri is not None else None
     target = targets.resolve(
         server, request.uri, version=request.version, router=request.router, text=text
     )
     version = targets.require_version(target)
-    await server.loader.ensure_indexed(version)
+    answerer = await server.upgrades.answering(version)  # light until bge-m3's is complete
+    assistant = answerer.assistant
     context = build_context(server, request)
     turns = server.settings.history_turns
     history = [Turn(t.question, t.answer) for t in request.history][-turns:] if turns else []
@@ -156,9 +164,9 @@ async def ask(server: "RagginServer", request: AskParams) -> dict[str, Any]:
         finally:
             coalescer.flush()  # even a cancelled answer reports what it streamed
         stage = await asyncio.to_thread(assistant.index_stage, version)
-        searched = "" if stage == "hybrid" else f" ({stage})"
+        searched = f" ({answerer.profile}{'' if stage == 'hybrid' else ', ' + stage})"
         work.end_message = answer.notice or f"Answered from the Next.js {version} docs{searched}"
-    return {**answer_json(answer), "indexStage": stage}
+    return {**answer_json(answer), "indexStage": stage, "profile": answerer.profile}
 
 
 class _PartialAnswer:

@@ -127,7 +127,7 @@ def commands_for(
         )
 
     loaded = server.loader.state == "ready"
-    if commands and version and loaded and version not in server.loader.indexed:
+    if commands and version and loaded and not server.upgrades.searchable(version):
         commands.append(_command(f"Index {label} docs", INDEX, {"version": version}))
     return commands
 
@@ -160,7 +160,9 @@ async def _catalog(server: "RagginServer", uri: str, text: str) -> "ApiCatalog |
     """The catalog of the document's version when the index is loaded and has it (a code
     action never waits for loading or indexing)."""
     target = targets.resolve(server, uri, text=text)
-    if server.loader.ready_assistant() is None or target.version not in server.loader.indexed:
+    if server.loader.ready_assistant() is None or target.version is None:
+        return None
+    if not server.upgrades.searchable(target.version):  # lexical-only versions count
         return None
     root = target.project.root if target.project is not None else None
     return await server.catalogs.get(target.version, root)

@@ -80,7 +80,7 @@ async def select_version_command(server: "RagginServer", *arguments: Any) -> dic
             server.loader.catalog.require(version)
         server.version_override = version
         if version not in server.loader.indexed and server.settings.auto_index:
-            server.loader.start_index(version)
+            server.upgrades.start_index(version)
     target = targets.resolve(server, None)
     server.window_log_message(
         types.LogMessageParams(

@@ -84,3 +84,4 @@ async def did_change_configuration(
     await pull_client_settings(server, params.settings)
     read_files(server)
     await server.loader.reconfigure()
+    await server.upgrades.reconfigure()

@@ -17,6 +17,7 @@ from raggin_lsp.server import (
     code_actions,
     commands,
     configuration,
+    context_vectors,
     diagnostics,
     hover,
     requests,
@@ -90,14 +91,17 @@ def create_server(
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: RagginServer, params: types.DidOpenTextDocumentParams) -> None:
         diagnostics.schedule(ls, params.text_document.uri)
+        context_vectors.schedule(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RagginServer, params: types.DidChangeTextDocumentParams) -> None:
         diagnostics.schedule(ls, params.text_document.uri, diagnostics.PUSH_DELAY)
+        context_vectors.schedule(ls, params.text_document.uri, context_vectors.CHANGE_DELAY)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RagginServer, params: types.DidCloseTextDocumentParams) -> None:
         diagnostics.clear(ls, params.text_document.uri)
+        context_vectors.clear(ls, params.text_document.uri)
 
     @server.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
@@ -220,4 +224,4 @@ async def _index_workspace_version(server: RagginServer) -> None:
         return
     if version not in server.loader.indexed:
         log.info("The workspace uses Next.js %s: indexing its docs (autoIndex)", version)
-        server.loader.start_index(version)
+        server.upgrades.start_index(version)

@@ -97,13 +97,15 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
     source = SourceFile(document.source, document.path)
     if lookup.reference_at(source, line, character) is None:
         return None
-    assistant = await server.loader.opened()  # the catalog needs no embedding model
+    await server.loader.opened()  # the catalog needs no embedding model
     target = targets.resolve(server, document.uri, text=document.source)
     version = targets.require_version(target)
-    if version not in server.loader.indexed:
+    if not server.upgrades.searchable(version):  # a lexical-only version answers already
         if server.settings.auto_index:
-            server.loader.start_index(version)
+            server.upgrades.start_index(version)
         return _markdown(_notice(version, server.settings.auto_index))
+    if version not in server.loader.indexed and server.settings.auto_index:
+        server.upgrades.start_index(version)  # finish it (light first, then the profile's)
     root = target.project.root if target.project is not None else None
     catalog = await server.catalogs.get(version, root)
     if catalog is None:  # the docs cannot be read (logged once by the cache)
@@ -114,10 +116,11 @@ async def hover(server: "RagginServer", params: types.HoverParams) -> types.Hove
     reference, api = found
     deprecation = catalog.deprecation_of(lookup.symbol_of(reference))
     result = None
-    if server.loader.model.phase == "ready":  # else the page's description, at once
+    answerer = server.upgrades.ready(version)
+    if answerer is not None:  # else the page's description, at once
         query = " ".join(part for part in (api.name, api.description) if part)
         results = await asyncio.to_thread(
-            assistant.search, query, version, router=api.router, top_k=HOVER_RESULTS
+            answerer.assistant.search, query, version, router=api.router, top_k=HOVER_RESULTS
         )
         result = pick_result(results, api.url_path)
     return _markdown(render(api, reference, result, version, server.loader.latest, deprecation))

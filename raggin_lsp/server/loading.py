@@ -16,13 +16,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from raggin_lsp.errors import ModelError, NotIndexedError, RagginError
 from raggin_lsp.errors import not_indexed_message as _not_indexed_message
 from raggin_lsp.index_progress import stage_message, stage_percentage
 from raggin_lsp.memory import release_free_memory
+from raggin_lsp.server import context_vectors
 from raggin_lsp.server.model_state import MODEL_RETRY_S, ModelState, ModelUnavailable
 from raggin_lsp.server.progress import WorkDone
 
@@ -67,8 +68,13 @@ class Loader:
         *,
         clock: Callable[[], float] = time.monotonic,
         retry_after: float = MODEL_RETRY_S,
+        profile: str | None = None,
     ) -> None:
         self._server = server
+        # A fixed profile (the light fallback of :mod:`.upgrade`) instead of the setting's;
+        # its model folder is its own, so ``raggin.modelPath`` does not apply to it.
+        self.fixed_profile = profile
+        self.title = LOAD_TITLE if profile is None else f"Loading the {profile} docs index"
         self.state: State = "idle"  # of the index (opened without the model)
         self.error: str | None = None
         self.indexed: list[str] = []  # refreshed after load, index and remove
@@ -78,12 +84,23 @@ class Loader:
         self.config: AssistantConfig | None = None
         self._clock = clock
         self._retry_after = retry_after
-        self.model = ModelState(server.settings.profile, clock=clock, retry_after=retry_after)
+        self.model = ModelState(self.profile, clock=clock, retry_after=retry_after)
         self._assistant: Assistant | None = None
         self._ready: asyncio.Future[Assistant] | None = None
         self._model_ready: asyncio.Future[None] | None = None
         self._load_task: asyncio.Task[None] | None = None
         self._jobs: dict[str, _IndexJob] = {}
+
+    @property
+    def profile(self) -> str:
+        """The embedding profile this loader's index and model belong to."""
+        return self.fixed_profile or self._server.settings.profile
+
+    def _config(self) -> "AssistantConfig":
+        config = _assistant_config(self._server.settings)
+        if self.fixed_profile is None:
+            return config
+        return replace(config, profile=self.fixed_profile, model_path=None)
 
     # -- loading --------------------------------------------------------------
 
@@ -136,7 +153,7 @@ class Loader:
         """Reload when a setting the Assistant was built with changed."""
         if self.config is None or self.state == "idle":
             return
-        if _assistant_config(self._server.settings) == self.config:
+        if self._config() == self.config:
             return
         if self._load_task is not None and not self._load_task.done():
             await asyncio.wait([self._load_task])
@@ -144,9 +161,7 @@ class Loader:
             job.task.cancel("the settings changed")
         old, self._assistant = self._assistant, None
         self.state = "idle"
-        self.model = ModelState(
-            self._server.settings.profile, clock=self._clock, retry_after=self._retry_after
-        )
+        self.model = ModelState(self.profile, clock=self._clock, retry_after=self._retry_after)
         self._model_ready = None
         if old is not None:
             close = getattr(old, "close", None)
@@ -158,15 +173,18 @@ class Loader:
     async def _load(self, ready: "asyncio.Future[Assistant]") -> None:
         loop = asyncio.get_running_loop()
         try:
-            async with WorkDone(self._server, LOAD_TITLE, message="Starting") as work:
+            async with WorkDone(self._server, self.title, message="Starting") as work:
                 report = _thread_reporter(loop, work.report)
-                self.config = _assistant_config(self._server.settings)
+                self.config = self._config()
                 self.model.profile = self.config.profile
                 assistant = await asyncio.to_thread(self._open, self.config, report)
                 await self._refresh(assistant)
                 self._assistant = assistant
                 self.state = "ready"
                 ready.set_result(assistant)
+                if self.fixed_profile is not None:  # the fallback's model loads when asked
+                    work.end_message = self._ready_message()
+                    return
                 if self.model.may_start():
                     self._start_model(assistant, requested=False, report=report)
                 assert self._model_ready is not None
@@ -185,6 +203,18 @@ class Loader:
             self._failed(ready, RagginError(f"Loading the docs index failed: {error}"))
             log.exception("Loading the docs index failed")
             return
+
+    async def close(self) -> None:
+        """Stop loading and the index jobs, and close the index: nothing asks this loader
+        anything again (the light fallback once the configured profile is light)."""
+        if self._load_task is not None and not self._load_task.done():
+            self._load_task.cancel("the loader is closed")
+        for job in list(self._jobs.values()):
+            job.task.cancel("the loader is closed")
+        old, self._assistant = self._assistant, None
+        self.state = "idle"
+        if old is not None:
+            await asyncio.to_thread(old.close)
 
     def _ready_message(self) -> str:
         indexed = (
@@ -257,7 +287,9 @@ class Loader:
             if not isinstance(error, RagginError):
                 log.exception("Loading the embedding model failed")
                 error = ModelError(f"Loading the embedding model failed: {error}")
-            if state.fail(error) and not requested:
+            # The fallback's failure is not shown: the configured profile's is, or its
+            # index answers (see .upgrade); requests that needed it say it.
+            if state.fail(error) and not requested and self.fixed_profile is None:
                 self._server.tell(state.report())
             else:
                 log.warning("%s", state.report())
@@ -266,6 +298,7 @@ class Loader:
             return
         state.succeed()
         done.set_result(None)
+        context_vectors.schedule_open(self._server)
 
     @staticmethod
     def _load_model_in_thread(assistant: "Assistant", report: Callable[[str], None]) -> None:
@@ -364,6 +397,22 @@ class Loader:
         if self.model.phase == "failed" and not self.model.may_start():
             return
         self._server.jobs.spawn(self._index_quietly(version), f"auto-index-{version}")
+
+    def job_task(self, version: str) -> "asyncio.Task[Any] | None":
+        """The index job running for ``version`` now, if any."""
+        job = self._jobs.get(version)
+        return job.task if job is not None else None
+
+    def answers(self, version: str) -> bool:
+        """Whether this loader's index answers searches of ``version`` now (completely,
+        or lexically while its dense vectors are added)."""
+        return version in self.indexed or version in self.stages
+
+    def stage(self, version: str) -> str:
+        """How ``version`` is searched here: ``hybrid``, ``lexical only, dense 40%``..."""
+        if version in self.indexed:
+            return "hybrid"
+        return self.stages.get(version, "not indexed")
 
     async def _index_quietly(self, version: str) -> None:
         try:

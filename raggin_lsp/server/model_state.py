@@ -17,6 +17,9 @@ Phase = Literal["not loaded", "loading", "ready", "failed"]
 # A failed model load is not tried again by itself before this many seconds.
 MODEL_RETRY_S = 300.0
 RETRY_COMMAND = "raggin.retryModel"
+# The profile that answers while another one's model or index is not there (see
+# :mod:`.upgrade`): small, fetched from PyPI, lexical within seconds.
+FALLBACK_PROFILE = "light"
 
 
 class ModelUnavailable(ModelError):
@@ -98,10 +101,19 @@ class ModelState:
         """The failure, what to do, and when it is tried again (to show the user)."""
         wait = self.retry_in()
         minutes = max(1, round((wait or 0.0) / 60))
+        if self.profile == FALLBACK_PROFILE:
+            meanwhile = (
+                "Search, ask and indexing need it; versions, status, hovers and "
+                "diagnostics work without it."
+            )
+        else:
+            meanwhile = (
+                f"Meanwhile raggin answers from the {FALLBACK_PROFILE} profile's index "
+                "(indexed when needed) and stays on it."
+            )
         return (
             f"raggin: the {self.profile} embedding model is not available: {self.error} "
-            f"What to do: {what_to_do(self.profile)} Search, ask and indexing need it; versions, "
-            "status, hovers and diagnostics work without it. raggin tries again in "
+            f"What to do: {what_to_do(self.profile)} {meanwhile} raggin tries again in "
             f"{minutes} min, or now with the {RETRY_COMMAND} command."
         )
 

@@ -20,12 +20,11 @@ if TYPE_CHECKING:
 
 
 async def search(server: "RagginServer", request: SearchParams) -> list[dict[str, Any]]:
-    assistant = await server.loader.assistant()
     target = targets.resolve(server, request.uri, version=request.version, router=request.router)
     version = targets.require_version(target)
-    await server.loader.ensure_indexed(version)
+    answerer = await server.upgrades.answering(version)  # light until bge-m3's is complete
     results = await asyncio.to_thread(
-        assistant.search,
+        answerer.assistant.search,
         request.query,
         version,
         router=target.router,
@@ -46,6 +45,9 @@ async def versions(server: "RagginServer", request: DocumentParams) -> dict[str,
         "indexed": list(server.loader.indexed),
         # Searchable while their dense vectors are added, with how ("lexical only, dense 40%")
         "stages": stages_json(server.loader.stages),
+        # Every searchable version with the profile and stage answering it now
+        "profile": server.loader.profile,
+        "answering": server.upgrades.answering_json(),
         "latest": server.loader.latest,
         "selected": target.version,
         "selectedBecause": target.reason,
@@ -82,6 +84,7 @@ async def status(server: "RagginServer", _request: NoParams) -> dict[str, Any]:
     result: dict[str, Any] = {
         "server": {"name": server.name, "version": server.version},
         "loading": server.loader.status(),
+        "upgrade": server.upgrades.status(),
         "settings": server.settings.to_json(),
         "versionOverride": server.version_override,
     }

@@ -24,6 +24,7 @@ from raggin_lsp.server.diagnostics import Catalogs
 from raggin_lsp.server.jobs import Jobs
 from raggin_lsp.server.loading import Loader
 from raggin_lsp.server.protocol import RagginProtocol
+from raggin_lsp.server.upgrade import Upgrades
 from raggin_lsp.settings import Settings, SettingsStore
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ class RagginServer(LanguageServer):
         self.settings = Settings()
         self.initialization_options: Any = None
         self.loader = Loader(self)
+        # Which profile answers each version: light until the configured one's is there.
+        self.upgrades = Upgrades(self)
         self.projects = ProjectCache(self.loader.resolve_range)
         self.version_override: str | None = None  # chosen with raggin.selectVersion
         # Runs before each batch of an index job's dense pass and may block (tests hold
@@ -54,6 +57,7 @@ class RagginServer(LanguageServer):
         # API catalogs: hovers, code actions, diagnostics, diff
         self.catalogs = catalogs or Catalogs()
         self.pending_diagnostics: dict[str, asyncio.Task[None]] = {}  # push, by URI
+        self.pending_contexts: dict[str, asyncio.Task[None]] = {}  # files to embed, by URI
         # False once the client asked to shut down: nothing more is sent after that.
         self.connected = True
         self._reporting_error = False

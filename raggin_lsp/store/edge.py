@@ -26,15 +26,21 @@ _PAGE = 256
 
 
 def shard_config(spec: ProfileSpec) -> qe.EdgeConfig:
-    dense = qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine)
     modifier = qe.Modifier.Idf if spec.sparse_uses_idf else None
     return qe.EdgeConfig(
-        vectors={
-            TEXT: dense,
-            CODE: qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine),
-        },
+        vectors={TEXT: _dense_params(spec), CODE: _dense_params(spec)},
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=modifier)},
     )
+
+
+def _dense_params(spec: ProfileSpec) -> qe.EdgeVectorParams:
+    """Dense vectors stay in their memory-mapped files (read through the page cache)
+    instead of being loaded whole: Edge grows them in 32 MiB chunks and loads a chunk in
+    full, holes included, so the 12 MB of light-profile vectors per name of one version
+    kept 64 MB resident in every reader, where searches touch the 24 MB of vectors (the
+    language server after a search: 389 MB, 337 MB mapped). A nearest-neighbour query
+    over 8k points: 0.5 ms loaded, 0.75 ms mapped."""
+    return qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine, on_disk=True)
 
 
 class EdgeCollection(Collection):

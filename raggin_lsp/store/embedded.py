@@ -469,7 +469,7 @@ class ReaderCopy:
                 if not (generation / READING_LOCK).exists():
                     raise FileNotFoundError(generation)  # collected before we got the lock
                 manifest = Manifest.read(generation / MANIFEST)
-                copy_shard(generation / SHARD, target / SHARD)
+                copy_shard(generation / SHARD, target / SHARD, reader=True)
             try:
                 collection = EdgeCollection.load(target / SHARD)
             except Exception as error:
@@ -528,16 +528,25 @@ def _release(handle: IO[str], path: Path) -> None:
 # ------------------------------------------------------------------ files
 
 
-def copy_shard(source: Path, target: Path) -> None:
+def copy_shard(source: Path, target: Path, *, reader: bool = False) -> None:
     """Copy a closed shard, keeping the holes of its files.
 
     Edge pre-allocates its storage and log files (32 MiB each) as sparse files; a plain
     copy would write every hole out. The write-ahead log must come along even though a
     closed shard has applied all of it: it carries the operation counter, and a shard
     opened without it numbers new operations from zero, which Qdrant then ignores as
-    older than the points they update.
+    older than the points they update. A ``reader``'s copy, which is never written to,
+    leaves the log's closed segments behind: Edge reads each one whole when it opens the
+    shard, and a full one (32 MiB, all applied) then stays resident in the reader.
     """
-    shutil.copytree(source, target, copy_function=_copy_sparse)
+    ignore = _closed_log_segments if reader else None
+    shutil.copytree(source, target, copy_function=_copy_sparse, ignore=ignore)
+
+
+def _closed_log_segments(folder: str, names: list[str]) -> set[str]:
+    if Path(folder).name != "wal":
+        return set()
+    return {name for name in names if name.startswith("closed-")}
 
 
 def _copy_sparse(source: str, target: str) -> None:

@@ -185,6 +185,7 @@ class DocsIndex:
                         versions={i.version: i.sections for i in infos if i.complete},
                         incomplete=tuple(i.version for i in infos if not i.complete),
                         location=self.settings.location,
+                        stages={i.version: i.stage for i in infos if not i.complete},
                     )
                 )
             return stats

@@ -130,6 +130,8 @@ class CollectionStats:
     versions: dict[str, int] = field(default_factory=dict)  # complete versions -> sections
     incomplete: tuple[str, ...] = ()
     location: str = ""
+    # How each incomplete version is searched: "lexical only, dense 40%", "not searchable yet"
+    stages: dict[str, str] = field(default_factory=dict)
 
 
 class IndexDamagedError(RagginError):

@@ -141,6 +141,10 @@ def test_ragginstatus_shows_each_version_and_how_it_is_searched(
     assert neovim_run["status"]["while_indexing"] == (
         "Next.js docs: 16.2.0 (hybrid), 16.4.6 (lexical only, dense 40%)"
     )
+    # With bge-m3 configured, light answers 16.4.6 until its bge-m3 index is complete.
+    assert neovim_run["status"]["while_upgrading"] == (
+        "Next.js docs: 16.2.0 (hybrid), 16.4.6 (light, lexical only, dense 40%)"
+    )
 
 
 def test_deprecated_api_gets_a_published_diagnostic(neovim_run: dict[str, dict[str, Any]]) -> None:

@@ -37,6 +37,8 @@ LSP_ROWS = (
     "raggin/ask to first $/progress report (instant fake Ollama)",
     "peak RSS, language server process",
     "RSS, language server process after a search",
+    "floor: spawn to exit of `python -c 'import pygls.lsp.server'`",
+    "floor: a bare pygls server, spawn to InitializeResult",
 )
 BGE_M3_ROWS = (
     "build the random-weights model (once, cached)",

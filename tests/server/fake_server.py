@@ -26,7 +26,7 @@ from raggin_lsp.corpus.model import CodeSnippet
 from raggin_lsp.corpus.urls import site_url
 from raggin_lsp.corpus.versions import Catalog, Release
 from raggin_lsp.errors import RagginError
-from raggin_lsp.generate.model import Answer, Citation
+from raggin_lsp.generate.model import Answer, Citation, ContextItem
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.server.diagnostics import Catalogs, load_catalog
 
@@ -43,6 +43,7 @@ PAGES = {
 @dataclass
 class Script:
     indexed: list[str] = field(default_factory=lambda: ["16.2.0"])
+    lexical: list[str] = field(default_factory=list)  # searchable, dense vectors still to come
     load_delay: float = 0.0
     load_error: str | None = None
     chunks: list[str] = field(default_factory=lambda: ["Use ", "`revalidatePath` ", "[1]."])
@@ -56,6 +57,7 @@ class Script:
     catalog_started: str | None = None  # a file created when an API catalog build starts
 
 
+LEXICAL_STAGE = "lexical only, dense 40%"
 SCRIPT = Script(**json.loads(os.environ.get("RAGGIN_FAKE", "{}")))
 COUNTERS = {"asks": 0, "asks_cancelled": 0, "asks_finished": 0, "index_stopped": 0}
 
@@ -82,6 +84,7 @@ class FakeAssistant:
         self.config = config
         self.indexed = set(SCRIPT.indexed)
         self.calls: list[dict[str, Any]] = []
+        self.loaded = False
 
     def load_model(self, progress: Callable[[str], None] | None = None) -> None:
         if progress:
@@ -89,6 +92,10 @@ class FakeAssistant:
         time.sleep(SCRIPT.load_delay)
         if SCRIPT.load_error:
             raise RagginError(SCRIPT.load_error)
+        self.loaded = True
+
+    def prepare_context(self, context: Sequence[ContextItem]) -> None:
+        """Nothing to embed ahead: the scripted answers need no vectors."""
 
     def warm_up(self, progress: Callable[[str], None] | None = None) -> None:
         """Nothing to read ahead: the scripted answers need no docs map."""
@@ -103,10 +110,11 @@ class FakeAssistant:
         return sorted(self.indexed)
 
     def index_stages(self) -> dict[str, str]:
-        return dict.fromkeys(sorted(self.indexed), "hybrid")
+        lexical = dict.fromkeys(sorted(set(SCRIPT.lexical) - self.indexed), LEXICAL_STAGE)
+        return {**dict.fromkeys(sorted(self.indexed), "hybrid"), **lexical}
 
     def index_stage(self, version: str) -> str:
-        return "hybrid" if version in self.indexed else "not indexed"
+        return self.index_stages().get(version, "not indexed")
 
     def known_versions(self) -> list[str]:
         return list(RELEASES)

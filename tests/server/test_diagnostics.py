@@ -70,7 +70,8 @@ async def _diagnostics(session: Session, uri: str, pull: bool) -> list[types.Dia
         )
         assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
         return list(report.items)
-    for _ in range(200):
+    # Pushed once the catalog is derived from the docs (seconds; more on a loaded machine).
+    for _ in range(600):
         if uri in session.client.diagnostics:
             return list(session.client.diagnostics[uri])
         await asyncio.sleep(0.1)

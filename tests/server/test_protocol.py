@@ -164,6 +164,45 @@ async def test_hover_on_a_version_not_indexed_starts_indexing_and_says_so(
         assert "/docs/app/api-reference/components/image" in hover.contents.value  # type: ignore[union-attr]
 
 
+async def test_a_version_searchable_lexically_only_gets_hovers_and_code_actions(
+    tmp_path: Path, project: Path
+) -> None:
+    script = {"indexed": [], "lexical": ["16.2.0"]}  # its dense pass is still running
+    # light (the profile with a lexical pass); nothing makes it complete during the test
+    options = {"profile": "light", "autoIndex": False}
+    async with start(tmp_path, project, script=script, initialization_options=options) as session:
+        uri = session.open("app/actions.ts")
+        hover = await session.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=session.position_of("app/actions.ts", "revalidatePath('/blog')"),
+            )
+        )
+        assert hover is not None
+        assert isinstance(hover.contents, types.MarkupContent)
+        assert "revalidatePath reference" in hover.contents.value  # the section, found
+        assert "not indexed" not in hover.contents.value
+
+        line = session.position_of("app/actions.ts", "revalidatePath('/blog')").line
+        actions = await session.client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=types.Range(
+                    start=types.Position(line=line, character=0),
+                    end=types.Position(line=line + 1, character=0),
+                ),
+                context=types.CodeActionContext(diagnostics=[]),
+            )
+        )
+        titles = [action.title for action in actions or []]
+        assert "Explain with Next.js 16.2.0 docs" in titles
+        assert "Index Next.js 16.2.0 docs" not in titles  # it answers already
+        status = await session.request("raggin/status", None)
+        assert status["upgrade"]["answering"] == [
+            {"version": "16.2.0", "profile": "light", "stage": "lexical only, dense 40%"}
+        ]
+
+
 @pytest.mark.parametrize("client", CLIENTS)
 async def test_code_actions_on_a_selection_and_on_a_raggin_comment(
     tmp_path: Path, project: Path, client: str

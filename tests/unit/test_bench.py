@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 
+from bench import STAGES
 from bench.__main__ import main
 from bench.lsp import ROW_NAMES, TARGETS, against_target
 from bench.pipeline import reembed_share
@@ -179,3 +180,33 @@ def test_the_resident_memory_of_a_child_process_is_read() -> None:
         finally:
             assert child.stdin is not None
             child.stdin.close()
+
+
+@pytest.mark.parametrize(
+    ("value", "stages"),
+    [
+        pytest.param("lsp", {"lsp"}, id="one"),
+        pytest.param("store, lsp", {"store", "lsp"}, id="two"),
+    ],
+)
+def test_only_picks_the_stages_measured(value: str, stages: set[str]) -> None:
+    from bench.__main__ import build_parser
+    from bench.runner import BenchOptions
+
+    only = build_parser().parse_args(["--only", value]).only
+    assert only == stages
+    options = BenchOptions(only=only)
+    assert [stage for stage in STAGES if options.runs(stage)] == [
+        stage for stage in STAGES if stage in stages
+    ]
+
+
+@pytest.mark.parametrize(
+    "value", [pytest.param("search", id="unknown"), pytest.param(",", id="none")]
+)
+def test_only_refuses_a_stage_the_bench_lacks(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--only", value])
+    assert "pipeline, store, lsp, bge-m3" in capsys.readouterr().err

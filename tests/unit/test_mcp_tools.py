@@ -33,6 +33,7 @@ class FakeAssistant:
     """The Assistant's surface the tools use: a catalog, indexed versions, recorded calls."""
 
     indexed: list[str] = field(default_factory=lambda: ["16.2.0"])
+    lexical: list[str] = field(default_factory=list)  # searchable, dense vectors to come
     searches: list[dict[str, Any]] = field(default_factory=list)
     content_scopes: list[Collection[str] | None] = field(default_factory=list)
 
@@ -50,6 +51,13 @@ class FakeAssistant:
 
     def indexed_versions(self) -> list[str]:
         return list(self.indexed)
+
+    def index_stages(self) -> dict[str, str]:
+        lexical = dict.fromkeys(self.lexical, "lexical only, dense 40%")
+        return {**dict.fromkeys(self.indexed, "hybrid"), **lexical}
+
+    def index_stage(self, version: str) -> str:
+        return self.index_stages().get(version, "not indexed")
 
     def resolve_version(self, spec: str) -> str:
         return spec if spec in self.indexed else self.catalog().resolve(spec)
@@ -121,10 +129,21 @@ def project(tmp_path: Path) -> Path:
 
 async def test_search_defaults_to_the_projects_version_and_router(project: Path) -> None:
     assistant = FakeAssistant()
-    found = await tools_for(assistant, project).search_docs("revalidatePath")
+    found = await tools_for(assistant, project, profile="light").search_docs("revalidatePath")
     assert (found["version"], found["router"]) == ("16.2.0", "app")
     assert found["versionReason"] == "project (installed), app router"
     assert assistant.searches[0]["version"] == "16.2.0"
+    assert (found["profile"], found["indexStage"]) == ("light", "hybrid")
+
+
+async def test_list_versions_says_how_each_version_is_searched(project: Path) -> None:
+    tools = tools_for(FakeAssistant(lexical=["16.4.6"]), project, profile="light")
+    found = await tools.list_versions()
+    assert found["indexed"] == ["16.2.0"]
+    assert found["stages"] == [
+        {"version": "16.2.0", "stage": "hybrid"},
+        {"version": "16.4.6", "stage": "lexical only, dense 40%"},
+    ]
 
 
 async def test_project_path_argument_wins_over_the_server_folder(

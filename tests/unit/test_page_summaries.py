@@ -46,6 +46,36 @@ def test_one_outline_per_page_with_title_description_and_headings() -> None:
     assert page_summaries(with_page_summaries(SECTIONS)) == summaries  # never summarised twice
 
 
+def test_an_outline_ends_with_the_sentences_other_pages_link_to_it_with() -> None:
+    target = "/docs/app/api-reference/functions/permanentRedirect"
+    sections = [
+        _part("api-reference/functions/permanentRedirect", "permanentRedirect", "Returns", "-"),
+        _part(
+            "guides/redirecting",
+            "Redirecting",
+            "Status codes",
+            "Redirects use 307 by default. If you prefer to return a 308 (Permanent) redirect, "
+            f"use the [`permanentRedirect`]({target}#usage) function instead.\n\n"
+            f"- [`permanentRedirect`]({target})\n\n"
+            f"```ts\n// [not a link]({target})\n```",
+        ),
+        _part(
+            "api-reference/functions/permanentRedirect",
+            "permanentRedirect",
+            "Example",
+            f"See [this page]({target}) for the details of this page.",
+        ),
+    ]
+    outline = page_summaries(sections)[0]
+    assert outline.url_path == target
+    # The linking sentence, as plain text; not the bare list item, the code or its own link.
+    assert outline.text.splitlines()[-1] == (
+        "If you prefer to return a 308 (Permanent) redirect, use the `permanentRedirect` "
+        "function instead."
+    )
+    assert "this page" not in outline.text
+
+
 def test_outlines_are_not_results_but_lift_the_page_they_describe(tmp_path: Path) -> None:
     embedder = HashingTestEmbedder()
     question = "purge cached data of a path on demand revalidatePath parameters"

@@ -71,6 +71,14 @@ def test_api_names_are_found(text: str, expected: list[str]) -> None:
         pytest.param("pages/_app.tsx loads user data slowly", "pages", id="pages-app"),
         pytest.param("create a GET api endpoint in the app folder", "app", id="app-folder"),
         pytest.param("an api route in the pages folder", "pages", id="pages-folder"),
+        pytest.param("fetch user data on the client with swr in pages", "pages", id="in-pages"),
+        pytest.param("how many pages in the app router", "app", id="pages-as-a-word"),
+        pytest.param(
+            "getStaticProps in pages/posts/[id].tsx fails\n"
+            "    at build (/home/app/node_modules/next/dist/build/utils.js:1:2)",
+            "pages",
+            id="machine-paths-say-nothing",
+        ),
         pytest.param("how to deploy to a VPS", None, id="no-signal"),
     ],
 )

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from raggin_lsp.corpus.model import Section
-from raggin_lsp.retrieve.search import search
+from raggin_lsp.retrieve.docsmap import DocsMap
+from raggin_lsp.retrieve.model import SearchResult
+from raggin_lsp.retrieve.search import collapse_twins, search
 from raggin_lsp.retrieve.stages import (
     ALL_STAGES,
     NO_STAGES,
@@ -154,6 +156,45 @@ def test_twins_take_one_slot_and_the_implied_router_wins(index: DocsIndex) -> No
     assert len(caching) == 1
     assert caching[0].router == "pages"
     assert caching[0].also == ("https://nextjs.org/docs/app/guides/caching",)
+
+
+def _result(page: str, anchor: str, router: str) -> SearchResult:
+    path = f"/docs/{router}/{page}"
+    return SearchResult(
+        url=f"https://nextjs.org{path}#{anchor}",
+        url_path=path,
+        anchor=anchor,
+        version=VERSION,
+        title=page,
+        heading_path=(page, anchor),
+        text="",
+        code=(),
+        router=router,
+        tag="docs",
+        score=1.0,
+    )
+
+
+def test_a_twin_pair_keeps_the_preferred_page_with_its_sections_in_the_best_slot() -> None:
+    app, pages = "/docs/app/guides/caching", "/docs/pages/guides/caching"
+    docs_map = DocsMap(VERSION, twins={app: pages, pages: app})
+    ranked = [
+        _result("guides/caching", "isr", "pages"),
+        _result("guides/forms", "actions", "app"),
+        _result("guides/caching", "revalidate", "app"),
+        _result("guides/caching", "fetch", "pages"),
+        _result("guides/caching", "tags", "app"),
+    ]
+    collapsed = collapse_twins(ranked, docs_map, "app")
+    assert [(r.url_path, r.anchor) for r in collapsed] == [
+        (app, "revalidate"),  # the App Router page takes the pair's best place
+        ("/docs/app/guides/forms", "actions"),
+        (app, "tags"),  # its other sections stay; the Pages Router ones are gone
+    ]
+    assert collapsed[0].also == ("https://nextjs.org/docs/pages/guides/caching",)
+    assert collapsed[2].also == ()
+    # Nothing preferred: the better ranked page of the pair stays.
+    assert collapse_twins(ranked, docs_map, None)[0].url_path == pages
 
 
 def test_every_stage_reports_its_score_for_explain(index: DocsIndex) -> None:

@@ -10,7 +10,7 @@ from qdrant_client import QdrantClient
 
 from raggin_lsp.retrieve.search import search
 from raggin_lsp.store import DocsIndex, IndexProgress, StoreSettings
-from raggin_lsp.store.embedded import STAGING, ProfileFolder
+from raggin_lsp.store.embedded import STAGING, ProfileFolder, copy_shard
 from raggin_lsp.store.migrate import BACKUP
 from raggin_lsp.store.model import IndexDamagedError, IndexInterrupted, IndexWriteError
 from tests.support.small_disk import FILLER, fill, small_disk
@@ -268,3 +268,43 @@ def test_the_cli_explains_an_unreachable_server_without_a_traceback(tmp_path: Pa
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     assert "Cannot reach the Qdrant server" in result.stderr
+
+
+def test_a_readers_copy_leaves_the_logs_closed_segments_behind(tmp_path: Path) -> None:
+    """Edge reads a closed log segment whole on opening: 32 MiB resident in every reader
+    for operations the shard applied long ago. Writers keep the whole log."""
+    shard = tmp_path / "shard"
+    (shard / "wal").mkdir(parents=True)
+    (shard / "segments" / "s1").mkdir(parents=True)
+    for name in ("closed-0", "open-1", "first-index"):
+        (shard / "wal" / name).write_bytes(b"log")
+    (shard / "segments" / "s1" / "closed-0").write_bytes(b"points")  # not the log
+
+    copy_shard(shard, tmp_path / "reader", reader=True)
+    copy_shard(shard, tmp_path / "writer")
+
+    assert sorted(p.name for p in (tmp_path / "reader" / "wal").iterdir()) == [
+        "first-index",
+        "open-1",
+    ]
+    assert (tmp_path / "reader" / "segments" / "s1" / "closed-0").read_bytes() == b"points"
+    assert (tmp_path / "writer" / "wal" / "closed-0").is_file()
+
+
+def test_a_new_shard_maps_its_dense_vectors_instead_of_loading_them_whole(
+    tmp_path: Path, embedder: HashingTestEmbedder
+) -> None:
+    """Edge loads an in-memory vector store a 32 MiB chunk at a time, holes included:
+    64 MB resident per reader for 12 MB of vectors. Mapped, only what searches read is."""
+    import json
+
+    from raggin_lsp.store.edge import EdgeCollection
+
+    EdgeCollection.create(tmp_path / "shard", embedder.spec).close()
+
+    (segment,) = (tmp_path / "shard" / "segments").glob("*/segment.json")
+    vectors = json.loads(segment.read_text(encoding="utf-8"))["config"]["vector_data"]
+    assert {name: config["storage_type"] for name, config in vectors.items()} == {
+        "text": "ChunkedMmap",
+        "code": "ChunkedMmap",
+    }

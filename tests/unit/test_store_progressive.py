@@ -163,6 +163,8 @@ def test_stopping_the_dense_pass_keeps_the_version_searchable_and_the_rerun_fini
         )
     assert _stage(index) == "lexical only, dense 57%"
     assert index.versions() == []
+    (stats,) = index.stats()  # what `raggin-lsp stats` prints
+    assert stats.stages == {VERSION: "lexical only, dense 57%"}
     assert search(index, embedder, "create next app", VERSION, top_k=1)[0].url_path == (
         "/docs/app/getting-started/install"
     )

@@ -63,11 +63,20 @@ export interface VersionStage {
   stage: string;
 }
 
+export interface VersionAnswer extends VersionStage {
+  /** The embedding profile whose index answers the version now ("light" until bge-m3's is complete). */
+  profile: string;
+}
+
 export interface VersionsResult {
   known: string[];
   indexed: string[];
   /** Versions searchable before they are complete (their dense vectors are being added). */
   stages?: VersionStage[];
+  /** The configured embedding profile. */
+  profile?: string;
+  /** Every searchable version with the profile and stage answering it now. */
+  answering?: VersionAnswer[];
   latest: string | null;
   selected: string | null;
   selectedBecause: string;

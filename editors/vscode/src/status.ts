@@ -40,12 +40,13 @@ export class VersionStatus implements vscode.Disposable {
       const lines = [
         version ? `RAGGIN answers from the Next.js ${version} docs (${versions.selectedBecause}).` : 'No Next.js version found for this document.',
         label.stage ? `Searched ${label.stage} while its dense vectors are being added.` : '',
+        label.fallback ? `Answered from the ${label.fallback} index until the ${versions.profile} index is complete.` : '',
         label.searchable || !version ? '' : 'This version is not indexed yet: run "RAGGIN: Index version".',
         'Click to choose another version.',
       ];
       this.item.tooltip = lines.filter(Boolean).join('\n');
-      if (label.stage) {
-        this.refreshSoon(); // the stage changes as the dense vectors arrive
+      if (label.stage || label.fallback) {
+        this.refreshSoon(); // the stage changes as the dense vectors arrive, the profile once upgraded
       }
     } catch (error) {
       if (generation === this.generation) {

@@ -77,6 +77,18 @@ describe('versionLabel', () => {
     assert.equal(label.searchable, true);
   });
 
+  test('shows the light profile answering until the configured profile\'s index is complete', () => {
+    const answering = [{ version: '16.4.6', profile: 'light', stage: 'lexical only, dense 40%' }];
+    const lexical = versionLabel({ ...versions, selected: '16.4.6', profile: 'bge-m3', answering });
+    assert.equal(lexical.text, '$(sync~spin) Next.js 16.4.6 (light, lexical only, dense 40%)');
+    assert.equal(lexical.fallback, 'light');
+    const light = versionLabel({ ...versions, selected: '16.4.6', profile: 'bge-m3', answering: [{ ...answering[0], stage: 'hybrid' }] });
+    assert.equal(light.text, '$(book) Next.js 16.4.6 (light)');
+    const upgraded = versionLabel({ ...versions, selected: '16.4.6', profile: 'bge-m3', answering: [{ version: '16.4.6', profile: 'bge-m3', stage: 'hybrid' }] });
+    assert.equal(upgraded.text, '$(book) Next.js 16.4.6');
+    assert.equal(upgraded.fallback, null);
+  });
+
   test('shows an indexed version plainly and an unindexed one with a warning', () => {
     assert.equal(versionLabel({ ...versions, selected: '16.2.0', stages: [] }).text, '$(book) Next.js 16.2.0');
     const missing = versionLabel({ ...versions, selected: '16.4.6' });

@@ -121,9 +121,13 @@ local ok, failure = pcall(function()
   local status
   raggin.status({ bufnr = bufnr, on_done = function(result) status = result end })
   vim.wait(TIMEOUT, function() return status ~= nil end, 20)
-  emit({ event = 'status', line = status and raggin.status_line(status.loading or {}) or vim.NIL,
+  emit({ event = 'status',
+    line = status and raggin.status_line(status.loading or {}, status.upgrade) or vim.NIL,
     while_indexing = raggin.status_line({ indexedVersions = { '16.2.0' },
-      indexStages = { { version = '16.4.6', stage = 'lexical only, dense 40%' } } }) })
+      indexStages = { { version = '16.4.6', stage = 'lexical only, dense 40%' } } }),
+    while_upgrading = raggin.status_line({}, { profile = 'bge-m3', answering = {
+      { version = '16.2.0', profile = 'bge-m3', stage = 'hybrid' },
+      { version = '16.4.6', profile = 'light', stage = 'lexical only, dense 40%' } } }) })
 
   -- A deprecated API: Neovim 0.7 cannot pull diagnostics, so the server publishes them;
   -- the quick fix is chosen from `vim.lsp.buf.code_action()`'s menu as a user would, and

@@ -248,14 +248,26 @@ function M.version(opts)
 end
 
 --- The searchable versions and how each is searched, one line: "16.2.0 (hybrid), 16.4.6
---- (lexical only, dense 40%)" (a version whose dense vectors are still being added).
-function M.status_line(loading)
+--- (lexical only, dense 40%)" (a version whose dense vectors are still being added), with
+--- the profile answering when it is not the configured one: "16.4.6 (light, hybrid)"
+--- until the bge-m3 index is complete (`upgrade` of raggin/status).
+function M.status_line(loading, upgrade)
   local parts = {}
-  for _, version in ipairs(loading.indexedVersions or {}) do
-    table.insert(parts, version .. ' (hybrid)')
-  end
-  for _, item in ipairs(loading.indexStages or {}) do
-    table.insert(parts, item.version .. ' (' .. item.stage .. ')')
+  if upgrade and upgrade.answering then
+    for _, item in ipairs(upgrade.answering) do
+      local how = item.stage
+      if item.profile ~= upgrade.profile then
+        how = item.profile .. ', ' .. how
+      end
+      table.insert(parts, item.version .. ' (' .. how .. ')')
+    end
+  else
+    for _, version in ipairs(loading.indexedVersions or {}) do
+      table.insert(parts, version .. ' (hybrid)')
+    end
+    for _, item in ipairs(loading.indexStages or {}) do
+      table.insert(parts, item.version .. ' (' .. item.stage .. ')')
+    end
   end
   if #parts == 0 then
     return 'no Next.js docs indexed yet'
@@ -277,7 +289,7 @@ function M.status(opts)
     elseif err then
       notify(err.message, vim.log.levels.ERROR)
     else
-      notify(M.status_line(result.loading or {}))
+      notify(M.status_line(result.loading or {}, result.upgrade))
     end
   end, bufnr)
 end
