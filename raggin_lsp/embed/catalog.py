@@ -146,8 +146,6 @@ class Bm25Settings:
     # technical prose), and the value must stay fixed so equal sections embed equally.
     avg_len: float = 90.0
     language: str = "english"
-    # Append the words of camelCase names (raggin_lsp.embed.identifiers) to what BM25 reads.
-    identifier_words: bool = True
 
 
 BM25 = Bm25Settings()

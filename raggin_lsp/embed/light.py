@@ -18,7 +18,6 @@ from tokenizers import Tokenizer
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
 from raggin_lsp.embed.batching import map_in_length_batches, token_lengths
 from raggin_lsp.embed.catalog import BM25, LIGHT
-from raggin_lsp.embed.identifiers import with_identifier_words
 from raggin_lsp.embed.light_model import BM25_FOLDER
 from raggin_lsp.embed.punctuation import use_cached_punctuation
 from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
@@ -101,23 +100,12 @@ class LightEmbedder:
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 vectors only: no neural model runs (a whole version takes seconds)."""
-        return [
-            to_sparse_vector(s)
-            for s in self._sparse.embed(self._lexical_texts(texts), batch_size=256)
-        ]
+        return [to_sparse_vector(s) for s in self._sparse.embed(list(texts), batch_size=256)]
 
     def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         dense = next(iter(self._dense.query_embed(text)))
-        lexical = self._lexical_texts([sparse_text or text])[0]
-        sparse = next(iter(self._sparse.query_embed(lexical)))
+        sparse = next(iter(self._sparse.query_embed(sparse_text or text)))
         return Embedding(dense=np.asarray(dense, dtype=np.float32), sparse=to_sparse_vector(sparse))
-
-    @staticmethod
-    def _lexical_texts(texts: Sequence[str]) -> list[str]:
-        """What BM25 reads: with the words of code names when the profile says so."""
-        if not BM25.identifier_words:
-            return list(texts)
-        return [with_identifier_words(text) for text in texts]
 
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=True))
@@ -131,7 +119,7 @@ class LightEmbedder:
                 f"The light model failed on a batch of {size} texts: {error}. A smaller batch "
                 "size needs less memory."
             ) from error
-        sparse = list(self._sparse.embed(self._lexical_texts(texts), batch_size=size))
+        sparse = list(self._sparse.embed(texts, batch_size=size))
         return [
             Embedding(dense=np.asarray(d, dtype=np.float32), sparse=to_sparse_vector(s))
             for d, s in zip(dense, sparse, strict=True)

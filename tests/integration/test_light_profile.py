@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from raggin_lsp.embed import get_profile_spec, load_embedder
-from raggin_lsp.embed.base import Embedder, SparseVector
+from raggin_lsp.embed.base import Embedder
 from raggin_lsp.embed.catalog import LIGHT
 from raggin_lsp.embed.light_model import ensure_light_model, sha256_file, verify_model_dir
 from raggin_lsp.errors import IntegrityError
@@ -143,26 +143,3 @@ def test_download_not_matching_its_pin_is_refused(tmp_path: Path) -> None:
         ensure_light_model(tmp_path, profile=profile)
 
     assert not (tmp_path / "light").exists() or not any((tmp_path / "light").iterdir())
-
-
-def test_a_question_in_plain_words_matches_the_code_name_lexically(embedder: Embedder) -> None:
-    """BM25 reads ``getServerSideProps`` as one token; its words must match too."""
-    question = embedder.embed_query("return a redirect from the server side props function")
-    named, unnamed = embedder.embed_sparse(
-        [
-            "Return `redirect` from getServerSideProps to send the visitor elsewhere.",
-            "Return `redirect` from the loader to send the visitor elsewhere.",
-        ]
-    )
-
-    def overlap(document: SparseVector) -> float:
-        weights = dict(zip(document.indices, document.values, strict=True))
-        query = question.sparse
-        return sum(
-            q * weights.get(i, 0.0) for i, q in zip(query.indices, query.values, strict=True)
-        )
-
-    assert overlap(named) > overlap(unnamed)
-    # The name itself still counts: asking with it matches it exactly.
-    exact = embedder.embed_query("getServerSideProps").sparse
-    assert set(exact.indices) & set(named.indices)
