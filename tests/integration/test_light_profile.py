@@ -9,12 +9,19 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 
 from raggin_lsp.embed import get_profile_spec, load_embedder
 from raggin_lsp.embed.base import Embedder
 from raggin_lsp.embed.catalog import LIGHT
-from raggin_lsp.embed.light_model import ensure_light_model, sha256_file, verify_model_dir
+from raggin_lsp.embed.light import LightEmbedder
+from raggin_lsp.embed.light_model import (
+    INFERENCE_MODEL,
+    ensure_light_model,
+    sha256_file,
+    verify_model_dir,
+)
 from raggin_lsp.errors import IntegrityError
 
 pytestmark = pytest.mark.network
@@ -132,6 +139,38 @@ def test_corrupt_cached_model_is_detected_and_fetched_again(
 
     assert rebuilt == copy
     assert verify_model_dir(rebuilt) is None
+
+
+def test_the_inference_graph_embeds_like_the_pinned_model(
+    model_dir: Path, embedder: Embedder, tmp_path: Path
+) -> None:
+    pinned = tmp_path / "pinned"
+    shutil.copytree(model_dir, pinned)
+    shutil.copyfile(pinned / "model.onnx", pinned / INFERENCE_MODEL)
+    as_downloaded = LightEmbedder(pinned, embedder.spec, batch_size=8)
+    texts = [ROUTE_GROUPS_DOC, UNRELATED, ROUTE_GROUPS * 8]
+
+    for ours, theirs in zip(
+        embedder.embed_documents(texts), as_downloaded.embed_documents(texts), strict=True
+    ):
+        np.testing.assert_allclose(ours.dense, theirs.dense, atol=1e-5)
+    graph = onnx.load(str(model_dir / INFERENCE_MODEL)).graph
+    assert "IsNaN" not in {node.op_type for node in graph.node}
+
+
+def test_damaged_inference_graph_is_written_again_without_a_download(
+    model_dir: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "light" / model_dir.name
+    shutil.copytree(model_dir, copy)
+    (copy / INFERENCE_MODEL).write_bytes(b"not a model")
+    downloaded = (copy / "model.onnx").stat().st_mtime_ns
+    assert verify_model_dir(copy) == f"{INFERENCE_MODEL} does not match its sha256"
+
+    rebuilt = ensure_light_model(tmp_path)
+
+    assert verify_model_dir(rebuilt) is None
+    assert (rebuilt / "model.onnx").stat().st_mtime_ns == downloaded
 
 
 def test_download_not_matching_its_pin_is_refused(tmp_path: Path) -> None:

@@ -1,0 +1,64 @@
+"""The light model's graph rewrite: the softmax NaN guard goes, the results stay."""
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+from raggin_lsp.embed.light_graph import write_inference_graph
+
+
+def attention_like_graph(path: Path, *, fallback: float) -> None:
+    """scores -> Softmax -> Where(IsNaN(p), fallback, p) -> MatMul(values), as torch exports."""
+    nodes = [
+        helper.make_node("Softmax", ["scores"], ["p"], axis=-1),
+        helper.make_node("IsNaN", ["p"], ["nan"]),
+        helper.make_node("Where", ["nan", "fallback", "p"], ["guarded"]),
+        helper.make_node("MatMul", ["guarded", "values"], ["out"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "attention",
+        [
+            helper.make_tensor_value_info("scores", TensorProto.FLOAT, [2, 4, 4]),
+            helper.make_tensor_value_info("values", TensorProto.FLOAT, [2, 4, 3]),
+        ],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [2, 4, 3])],
+        initializer=[numpy_helper.from_array(np.array(fallback, np.float32), "fallback")],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def run(path: Path, scores: np.ndarray, values: np.ndarray) -> np.ndarray:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return np.asarray(session.run(None, {"scores": scores, "values": values})[0])
+
+
+def ops(path: Path) -> Counter[str]:
+    return Counter(node.op_type for node in onnx.load(str(path)).graph.node)
+
+
+def test_the_guard_is_dropped_and_the_output_is_unchanged(tmp_path: Path) -> None:
+    source, target = tmp_path / "source.onnx", tmp_path / "target.onnx"
+    attention_like_graph(source, fallback=0.0)
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=(2, 4, 4)).astype(np.float32)
+    scores[:, :, 2:] = -np.inf  # masked keys, as the attention mask makes them
+    values = rng.normal(size=(2, 4, 3)).astype(np.float32)
+
+    assert write_inference_graph(source, target) == 1
+
+    assert ops(target) == Counter({"Softmax": 1, "MatMul": 1})
+    np.testing.assert_array_equal(run(target, scores, values), run(source, scores, values))
+
+
+def test_a_where_with_another_fallback_is_kept(tmp_path: Path) -> None:
+    source, target = tmp_path / "source.onnx", tmp_path / "target.onnx"
+    attention_like_graph(source, fallback=1.0)  # not a guard: dropping it changes results
+
+    assert write_inference_graph(source, target) == 0
+
+    assert ops(target) == ops(source)
