@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 # Never imported by the package: the tests, the benchmark and the test extra's packages.
-TEST_ONLY = ("tests", "bench", "onnx", "pytest", "pytest_lsp", "pytest_asyncio", "hypothesis")
+TEST_ONLY = ("tests", "bench", "pytest", "pytest_lsp", "pytest_asyncio", "hypothesis")
 
 
 def imported_modules(source: str, filename: str = "<source>") -> set[str]:
