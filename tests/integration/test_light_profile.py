@@ -108,7 +108,7 @@ def test_texts_past_256_word_pieces_are_truncated(embedder: Embedder) -> None:
     np.testing.assert_allclose(one.dense, other.dense, atol=1e-6)
 
 
-def test_batching_by_length_keeps_order_and_values(embedder: Embedder) -> None:
+def test_batching_by_length_keeps_order_and_nearly_the_values(embedder: Embedder) -> None:
     texts = [
         "Pages",
         ROUTE_GROUPS_DOC * 3,
@@ -120,8 +120,12 @@ def test_batching_by_length_keeps_order_and_values(embedder: Embedder) -> None:
     batched = load_embedder("light", batch_size=2).embed_documents(texts)
     alone = [embedder.embed_documents([text])[0] for text in texts]
 
-    for together, single in zip(batched, alone, strict=True):
-        np.testing.assert_allclose(together.dense, single.dense, atol=1e-5)
+    # The activations are quantized per batch (embed/light_graph.py), so a text's
+    # companions move its dense vector a little, never towards another text's.
+    for position, (together, single) in enumerate(zip(batched, alone, strict=True)):
+        similarities = [cosine(together.dense, other.dense) for other in alone]
+        assert similarities[position] > 0.99
+        assert int(np.argmax(similarities)) == position
         assert together.sparse == single.sparse
 
 
@@ -153,9 +157,10 @@ def test_the_inference_graph_embeds_like_the_pinned_model(
     for ours, theirs in zip(
         embedder.embed_documents(texts), as_downloaded.embed_documents(texts), strict=True
     ):
-        np.testing.assert_allclose(ours.dense, theirs.dense, atol=1e-5)
-    graph = onnx.load(str(model_dir / INFERENCE_MODEL)).graph
-    assert "IsNaN" not in {node.op_type for node in graph.node}
+        assert cosine(ours.dense, theirs.dense) > 0.98  # int8 products, float ones
+    ops = {node.op_type for node in onnx.load(str(model_dir / INFERENCE_MODEL)).graph.node}
+    assert "IsNaN" not in ops
+    assert "MatMulInteger" in ops
 
 
 def test_damaged_inference_graph_is_written_again_without_a_download(

@@ -62,3 +62,59 @@ def test_a_where_with_another_fallback_is_kept(tmp_path: Path) -> None:
     assert write_inference_graph(source, target) == 0
 
     assert ops(target) == ops(source)
+
+
+def int8_weight_mlp(path: Path, rng: np.random.Generator) -> None:
+    """x -> MatMul(dequantized int8 weight) -> Relu -> MatMul(...), stored as the pinned
+    MiniLM stores its weights: int8 initializers behind Cast and Mul."""
+    nodes, initializers = [], []
+    current = "x"
+    for layer, (rows, cols) in enumerate([(16, 32), (32, 8)]):
+        raw = rng.integers(-127, 128, size=(rows, cols), dtype=np.int8)
+        initializers += [
+            numpy_helper.from_array(raw, f"w{layer}_int8"),
+            numpy_helper.from_array(np.array(0.01, np.float32), f"w{layer}_scale"),
+        ]
+        nodes += [
+            helper.make_node("Cast", [f"w{layer}_int8"], [f"w{layer}_f"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", [f"w{layer}_f", f"w{layer}_scale"], [f"w{layer}"]),
+            helper.make_node("MatMul", [current, f"w{layer}"], [f"h{layer}"]),
+        ]
+        current = f"h{layer}"
+        if layer == 0:
+            nodes.append(helper.make_node("Relu", [current], ["r0"]))
+            current = "r0"
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 16])],
+        [helper.make_tensor_value_info(current, TensorProto.FLOAT, ["batch", 8])],
+        initializer=initializers,
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def test_products_with_int8_weights_run_in_int8_and_give_nearly_the_same_output(
+    tmp_path: Path,
+) -> None:
+    source, target = tmp_path / "source.onnx", tmp_path / "target.onnx"
+    rng = np.random.default_rng(1)
+    int8_weight_mlp(source, rng)
+    x = rng.normal(size=(4, 16)).astype(np.float32)
+
+    write_inference_graph(source, target)
+
+    assert ops(target)["MatMulInteger"] == 2
+    assert ops(target)["MatMul"] == 0
+    session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
+    (quantized,) = session.run(None, {"x": x})
+    (exact,) = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x}
+    )
+    cosine = (
+        (quantized * exact).sum(1)
+        / np.linalg.norm(quantized, axis=1)
+        / np.linalg.norm(exact, axis=1)
+    )
+    assert cosine.min() > 0.99
+    assert set(tmp_path.iterdir()) == {source, target}  # no work files left behind
