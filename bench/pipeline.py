@@ -2,6 +2,7 @@
 warm search latency. Everything here is blocking and uses one loaded embedder."""
 
 import contextlib
+import os
 import random
 import tempfile
 import time
@@ -40,6 +41,27 @@ def parse_version(version: str, embedder: Embedder) -> list[Section]:
     return parse_docs_tree(
         root, version, max_tokens=embedder.spec.chunk_tokens, count_tokens=embedder.count_tokens
     )
+
+
+def docs_download_seconds(version: str) -> float | str:
+    """Seconds to fetch ``version``'s docs into an empty cache, as a new user's first
+    `raggin-lsp index` does; the reason instead when they cannot be fetched (offline)."""
+    from raggin_lsp.errors import RagginError
+
+    previous = os.environ.get("RAGGIN_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="raggin-bench-docs-") as folder:
+        os.environ["RAGGIN_CACHE_DIR"] = folder
+        try:
+            started = time.perf_counter()
+            ensure_docs(version)
+            return time.perf_counter() - started
+        except RagginError as error:
+            return str(error)
+        finally:
+            if previous is None:
+                os.environ.pop("RAGGIN_CACHE_DIR", None)
+            else:
+                os.environ["RAGGIN_CACHE_DIR"] = previous
 
 
 def unique_sections(sections: Sequence[Section]) -> dict[str, Section]:

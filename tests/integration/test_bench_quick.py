@@ -25,6 +25,8 @@ LIGHT_ROWS = (
     "parse a whole version",
     "index throughput, sample of real sections",
     "whole-version index time, Next.js 16.2.0 (extrapolated)",
+    "first search results, docs cached",
+    "first search results, empty cache",  # the docs download included
     "sections re-embedded for 16.4.6 after 16.2.0",
     "warm search latency",
     "import an exported version",
