@@ -42,9 +42,17 @@ if TYPE_CHECKING:
 DEFAULT_ROUTER = "app"
 # Routers whose pages hold for both the App Router and the Pages Router.
 SHARED_ROUTERS = ("architecture", "community")
-# Candidates each modality contributes to fusion, per result asked for.
-_CANDIDATES_PER_RESULT = 4
-_MIN_CANDIDATES = 20
+# Candidates each modality contributes to fusion: a fixed pool, larger than any result
+# list asked for, because DBSF normalises each modality over it. A pool growing with
+# top_k made the first result depend on how many were asked for (the server's default
+# 5 fused 60 candidates, the eval's 10 fused 200). 200 was chosen on tune (16.4.6 /
+# 16.2.0 P@1 with pools of 60: 0.709 / 0.707, 120: 0.704 / 0.716, 200: 0.714 / 0.716,
+# 300: 0.723 / 0.712, 500: 0.718 / 0.712; MRR@10 0.797 / 0.800 at 200, 0.801 / 0.797
+# at 300).
+_CANDIDATES = 200
+# Fused sections kept for the page-level stages at least: they normalise scores over
+# this list, so a fixed length keeps the order the same for any top_k up to it.
+_FUSED = 40
 # With one_per_page, sections fetched per result before keeping one per page.
 _PAGE_OVERFETCH = 4
 # Extra results fetched so that collapsing App/Pages twins still fills top_k.
@@ -103,9 +111,9 @@ def search(
     routed = _routed_pages(analysis, docs_map, stages)
     new_names = docs_map.new_names(analysis.identifiers) if docs_map and stages.old_names else []
 
-    limit = top_k * _PAGE_OVERFETCH if one_per_page else top_k
+    limit = max(top_k * _PAGE_OVERFETCH if one_per_page else top_k, _FUSED)
     limit += _TWIN_ROOM if stages.collapse_twins else 0
-    candidates = max(limit * _CANDIDATES_PER_RESULT, _MIN_CANDIDATES)
+    candidates = max(limit, _CANDIDATES)
     main = _queries_for(embedder, analysis.focus, analysis.text, new_names, fusion)
     if code and code.strip() and fusion not in _SINGLE:
         main[CODE] = (embed_code or _dense_query_of(embedder))(code)

@@ -73,6 +73,33 @@ def test_search_finds_the_page_a_developer_needs(
     assert best.text.strip()
 
 
+def test_asking_for_more_results_keeps_the_first_ones(light_index_dir: Path) -> None:
+    """The editor asks for 5 sections, an agent or `search --top-k 30` for more: the
+    sections both see come in the same order."""
+    assistant = _assistant(light_index_dir)
+    questions = [
+        "How do I revalidate a path on demand?",
+        "my middleware redirect loops forever on every request, how do I match only /admin",
+        "Error: useState only works in Client Components. Add the 'use client' directive",
+    ]
+    try:
+        for question in questions:
+            for one_per_page in (False, True):
+                ranked = {
+                    top_k: [
+                        result.url
+                        for result in assistant.search(
+                            question, "16.2.0", top_k=top_k, one_per_page=one_per_page
+                        )
+                    ]
+                    for top_k in (1, 5, 10)
+                }
+                assert ranked[5][:1] == ranked[1], question
+                assert ranked[10][:5] == ranked[5], question
+    finally:
+        assistant.close()
+
+
 def test_router_filter_keeps_pages_router_results_out_of_app_answers(
     light_index_dir: Path,
 ) -> None:
