@@ -111,7 +111,7 @@ def measure_bge_m3(plan: BgeM3Plan, cache: Path | None = None) -> list[Row]:
         count_tokens=embedder.count_tokens,
     )
     unique = {section.content_hash: section for section in sections}
-    texts = [text for section in unique.values() for text in texts_to_embed(section)]
+    texts = [text for section in unique.values() for text in texts_to_embed(section, spec)]
     lengths = [min(embedder.count_tokens(text), max_tokens) for text in texts]
     total_tokens = sum(lengths)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from raggin_lsp.corpus.fetch import ensure_docs
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.parse import parse_docs_tree
-from raggin_lsp.embed.base import Embedder
+from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexInterrupted, IndexProgress
 from raggin_lsp.store.schema import texts_to_embed
@@ -69,16 +69,32 @@ def unique_sections(sections: Sequence[Section]) -> dict[str, Section]:
     return {section.content_hash: section for section in sections}
 
 
-def reembed_share(before: Sequence[Section], after: Sequence[Section]) -> tuple[int, int]:
+def section_share(before: Sequence[Section], after: Sequence[Section]) -> tuple[int, int]:
     """(sections of ``after`` not stored for ``before``, unique sections of ``after``)."""
     known = unique_sections(before)
     new = unique_sections(after)
     return sum(1 for content_hash in new if content_hash not in known), len(new)
 
 
-def texts_count(sections: Sequence[Section]) -> int:
+def reembed_share(
+    before: Sequence[Section], after: Sequence[Section], spec: ProfileSpec
+) -> tuple[int, int]:
+    """(texts of ``after`` the model runs once ``before`` is indexed, texts of ``after``).
+
+    A text (paragraph, heading path, code snippet, or a section embedded whole) already
+    embedded for ``before`` comes from the index's vector cache; each counts once."""
+    known = _texts(before, spec)
+    new = _texts(after, spec)
+    return len(new - known), len(new)
+
+
+def _texts(sections: Sequence[Section], spec: ProfileSpec) -> set[str]:
+    return {text for s in unique_sections(sections).values() for text in texts_to_embed(s, spec)}
+
+
+def texts_count(sections: Sequence[Section], spec: ProfileSpec) -> int:
     """How many texts the embedder runs for these sections (text + code snippets)."""
-    return sum(len(texts_to_embed(section)) for section in sections)
+    return len(_texts(sections, spec))
 
 
 def sample(sections: Sequence[Section], size: int, seed: int) -> list[Section]:

@@ -232,6 +232,7 @@ def _in_process_rows(
         parse_version,
         reembed_share,
         seconds_until_searchable,
+        section_share,
         texts_count,
         unique_sections,
     )
@@ -254,7 +255,8 @@ def _in_process_rows(
     parse_seconds = time.perf_counter() - started
     before = sections if older == options.version else parse_version(older, embedder)
     after = sections if upgraded == options.version else parse_version(upgraded, embedder)
-    changed, newer_total = reembed_share(before, after)
+    changed, newer_total = reembed_share(before, after, embedder.spec)
+    changed_sections, newer_sections = section_share(before, after)
     unique = len(unique_sections(sections))
 
     say(f"Indexing {options.repeat} samples of {options.index_sample} sections")
@@ -290,7 +292,10 @@ def _in_process_rows(
             "parse a whole version",
             "s",
             parse_seconds,
-            note=f"{unique} sections, {texts_count(sections)} texts to embed (with code)",
+            note=(
+                f"{unique} sections, {texts_count(sections, embedder.spec)} texts to embed "
+                "(paragraphs, headings, code)"
+            ),
         ),
         Row.of(
             LIGHT,
@@ -315,10 +320,13 @@ def _in_process_rows(
         _empty_cache_row(download, parse_seconds + lexical_seconds),
         Row(
             LIGHT,
-            f"sections re-embedded for {upgraded} after {older}",
+            f"texts re-embedded for {upgraded} after {older}",
             "%",
             100 * changed / newer_total,
-            note=f"exact, content hashes: {changed} of {newer_total} sections are new",
+            note=(
+                f"exact: {changed} of {newer_total} texts (paragraphs, headings, code) are "
+                f"new; {changed_sections} of {newer_sections} sections changed"
+            ),
         ),
         Row.of(LIGHT, "warm search latency", "ms", summarize(search_ms), "Assistant.search, top 5"),
     ]

@@ -196,6 +196,12 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{report.embedded} embedded, {report.reused} already stored, "
         f"{report.seconds:.1f} s" + (f" ({rate:.1f} sections/s)" if rate else "")
     )
+    if report.texts_total and report.texts_embedded < report.texts_total:
+        print(
+            f"The model ran on {report.texts_embedded} of the version's {report.texts_total} "
+            f"texts ({100 * report.texts_embedded_share:.1f}%); the others (paragraphs, "
+            "headings, code) were embedded before."
+        )
     return EXIT_OK
 
 

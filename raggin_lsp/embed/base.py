@@ -38,6 +38,10 @@ class ProfileSpec:
     chunk_tokens: int  # section token budget suited to the model
     sparse_uses_idf: bool  # BM25-style term frequencies need Qdrant's IDF modifier
     fingerprint: str  # changes whenever vectors would change (model files, settings)
+    # None: a section's dense vector embeds its whole text. A number: the heading path and
+    # each paragraph are embedded alone and averaged by tokens, the heading counting this
+    # many times (raggin_lsp.store.schema.dense_units).
+    heading_weight: float | None = None
 
 
 # Progress callbacks receive (items done, items total).

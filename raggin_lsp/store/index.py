@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.embed.base import Embedder, ProfileSpec
+from raggin_lsp.embed.vector_cache import VectorCache
 from raggin_lsp.errors import NotIndexedError
 from raggin_lsp.store import jobs, membership, transfer
 from raggin_lsp.store.backends import EmbeddedBackend
@@ -261,17 +262,24 @@ class DocsIndex:
                 f"The embedder '{embedder.spec.name}' does not match this index's profile "
                 f"'{self.spec.name}' (different model fingerprint)."
             )
-        return jobs.index_sections(
-            self._backend,
-            version,
-            sections,
-            embedder,
-            progress=progress,
-            should_stop=should_stop,
-            batch_size=batch_size,
-            publish_seconds=publish_seconds,
-            dense_gate=dense_gate,
-        )
+        path = self._backend.vector_cache_path
+        cache = VectorCache(path) if path is not None else None
+        try:
+            return jobs.index_sections(
+                self._backend,
+                version,
+                sections,
+                embedder,
+                progress=progress,
+                should_stop=should_stop,
+                batch_size=batch_size,
+                publish_seconds=publish_seconds,
+                dense_gate=dense_gate,
+                vector_cache=cache,
+            )
+        finally:
+            if cache is not None:
+                cache.close()
 
     def import_file(
         self,

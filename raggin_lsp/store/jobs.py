@@ -12,13 +12,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.reading_order import value_order
-from raggin_lsp.embed.base import Embedder, LexicalEmbedder
+from raggin_lsp.embed.base import Embedder, Embedding, LexicalEmbedder, SparseVector
+from raggin_lsp.embed.vector_cache import VectorCache
 from raggin_lsp.store import membership
 from raggin_lsp.store.model import IndexInterrupted, IndexPhase, IndexProgress, IndexReport
 from raggin_lsp.store.points import StoredPoint
 from raggin_lsp.store.schema import (
     SPARSE,
     TEXT,
+    code_to_embed,
+    compose,
+    dense_units,
     point_id,
     point_vectors,
     section_payload,
@@ -52,9 +56,11 @@ def index_sections(
     batch_size: int,
     publish_seconds: float,
     dense_gate: DenseGate | None,
+    vector_cache: VectorCache | None = None,
 ) -> IndexReport:
     """Store ``sections`` as ``version``, embedding only what is not stored yet (as
-    :meth:`~raggin_lsp.store.index.DocsIndex.index_version` describes)."""
+    :meth:`~raggin_lsp.store.index.DocsIndex.index_version` describes); texts whose
+    vectors ``vector_cache`` holds are not embedded again."""
     started = time.monotonic()
     unique = _unique_sections(sections)
     total = len(unique)
@@ -87,12 +93,13 @@ def index_sections(
             view.publish()
         tracker.report(0)
         published = time.monotonic()
+        embedding = _Embedding(embedder, vector_cache)
         for start in range(0, len(todo), max(1, batch_size)):
             _stop_if_asked(should_stop, version, tracker, total, lexical=lexical_first)
             if dense_gate is not None:
                 dense_gate()
             batch = todo[start : start + batch_size]
-            points = _embed(batch, version, embedder)
+            points = embedding.points(batch, version)
             view.points.set_vectors([p for p in points if p.id in stored])
             view.points.upsert([p for p in points if p.id not in stored])
             view.checkpoint()
@@ -108,6 +115,8 @@ def index_sections(
         embedded=len(todo),
         reused=total - len(todo),
         seconds=time.monotonic() - started,
+        texts_embedded=embedding.embedded,
+        texts_total=len({t for s in unique.values() for t in texts_to_embed(s, embedder.spec)}),
     )
 
 
@@ -233,22 +242,58 @@ def _unique_sections(sections: Iterable[Section]) -> dict[str, Section]:
     return unique
 
 
-def _embed(batch: Sequence[Section], version: str, embedder: Embedder) -> list[StoredPoint]:
-    texts: list[str] = []
-    spans: list[tuple[int, int]] = []
-    for section in batch:
-        own = texts_to_embed(section)
-        spans.append((len(texts), len(own)))
-        texts.extend(own)
-    embeddings = embedder.embed_documents(texts)
-    return [
-        StoredPoint(
-            id=point_id(section),
-            vectors=point_vectors(embeddings[start], embeddings[start + 1 : start + count]),
-            payload=section_payload(section, [version]),
-        )
-        for section, (start, count) in zip(batch, spans, strict=True)
-    ]
+class _Embedding:
+    """The dense pass's model work: texts looked up in the vector cache first."""
+
+    def __init__(self, embedder: Embedder, cache: VectorCache | None) -> None:
+        self.embedder = embedder
+        self.cache = cache
+        self.embedded = 0
+
+    def points(self, batch: Sequence[Section], version: str) -> list[StoredPoint]:
+        spec = self.embedder.spec
+        units = [dense_units(section, spec) for section in batch]
+        codes = [[snippet.code for snippet in code_to_embed(section)] for section in batch]
+        texts = list(dict.fromkeys(text for group in (*units, *codes) for text in group))
+        known = self.cache.get(texts) if self.cache is not None else {}
+        missing = [text for text in texts if text not in known]
+        if missing:
+            fresh = dict(zip(missing, self.embedder.embed_documents(missing), strict=True))
+            if self.cache is not None:
+                self.cache.put(fresh)
+            known.update(fresh)
+        self.embedded += len(missing)
+        wholes = self._whole_sparse(batch, units)
+        points = []
+        for section, own, code, whole in zip(batch, units, codes, wholes, strict=True):
+            vectors = [known[text] for text in own]
+            tokens = [self.embedder.count_tokens(text) for text in own] if len(own) > 1 else [1]
+            sparse = whole if whole is not None else vectors[0].sparse
+            text = Embedding(compose(spec, own, vectors, tokens), sparse)
+            points.append(
+                StoredPoint(
+                    id=point_id(section),
+                    vectors=point_vectors(text, [known[snippet] for snippet in code]),
+                    payload=section_payload(section, [version]),
+                )
+            )
+        return points
+
+    def _whole_sparse(
+        self, batch: Sequence[Section], units: Sequence[Sequence[str]]
+    ) -> list[SparseVector | None]:
+        """Sparse vectors of the whole texts of sections embedded as paragraphs."""
+        split = [i for i, own in enumerate(units) if len(own) > 1]
+        found: list[SparseVector | None] = [None] * len(batch)
+        if not split:
+            return found
+        if not isinstance(self.embedder, LexicalEmbedder):
+            name = self.embedder.spec.name
+            raise TypeError(f"paragraph vectors need a lexical profile, not {name}")
+        vectors = self.embedder.embed_sparse([batch[i].embedding_text() for i in split])
+        for i, vector in zip(split, vectors, strict=True):
+            found[i] = vector
+        return found
 
 
 def _lexical_points(

@@ -61,6 +61,15 @@ class IndexReport:
     embedded: int  # sections embedded and stored by this run
     reused: int  # sections already stored (another version, or an interrupted run)
     seconds: float
+    # What the model ran on: of the version's distinct texts (paragraphs, headings, code),
+    # those embedded by this run; the others were stored or in the vector cache already.
+    texts_embedded: int = 0
+    texts_total: int = 0
+
+    @property
+    def texts_embedded_share(self) -> float:
+        """The share of the version's texts that went through the model (0 when none)."""
+        return self.texts_embedded / self.texts_total if self.texts_total else 0.0
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from raggin_lsp.corpus.chunk import paragraphs
 from raggin_lsp.corpus.model import CodeSnippet, Section
+from raggin_lsp.corpus.summary import PAGE_TAG
 from raggin_lsp.embed.base import Embedding, ProfileSpec
 from raggin_lsp.store.points import StoredVector
 
@@ -40,9 +43,40 @@ def point_id(section: Section) -> str:
     return str(uuid.UUID(hex=section.content_hash[:32]))
 
 
-def texts_to_embed(section: Section) -> list[str]:
-    """The section's text first, then each code snippet (embedded separately, then averaged)."""
-    return [section.embedding_text(), *(snippet.code for snippet in code_to_embed(section))]
+def texts_to_embed(section: Section, spec: ProfileSpec) -> list[str]:
+    """The texts embedded for a section: its dense units, then its code snippets (whose
+    vectors are averaged into the ``code`` vector)."""
+    return [*dense_units(section, spec), *(snippet.code for snippet in code_to_embed(section))]
+
+
+def dense_units(section: Section, spec: ProfileSpec) -> list[str]:
+    """The texts whose dense vectors make the section's ``text`` vector (:func:`compose`).
+
+    The whole ``embedding_text()``, or, with paragraph vectors (``spec.heading_weight``),
+    the heading path and then each paragraph on its own: a paragraph that did not change
+    between releases is then never embedded again, whatever changed around it. A page's
+    outline (tag ``page``) is embedded whole: it is a list of headings, not paragraphs.
+    """
+    whole = [section.embedding_text()]
+    if spec.heading_weight is None or section.tag == PAGE_TAG or not section.heading:
+        return whole
+    found = paragraphs(section.text)
+    return [section.heading, *found] if found else whole
+
+
+def compose(
+    spec: ProfileSpec, units: Sequence[str], vectors: Sequence[Embedding], tokens: Sequence[int]
+) -> npt.NDArray[np.float32]:
+    """The section's dense vector from its units': the one vector when the section was
+    embedded whole, else the mean weighted by tokens, the heading counting
+    ``spec.heading_weight`` times, L2-normalised."""
+    if len(units) == 1 or spec.heading_weight is None:
+        return np.asarray(vectors[0].dense, dtype=np.float32)
+    weights = np.asarray(tokens, dtype=np.float64)
+    weights[0] *= spec.heading_weight
+    mean = np.average(np.stack([item.dense for item in vectors]), axis=0, weights=weights)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm if norm > 0.0 else mean).astype(np.float32)
 
 
 _SCRIPT_TWINS = {"js": "ts", "jsx": "tsx"}

@@ -10,6 +10,7 @@ is involved; the list of versions lives in the manifest collection
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -222,6 +223,8 @@ class ServerBackend:
         self.collection = collection
         self.client = client
         self.points = ServerCollection(client, collection)
+        # Sections are reused whole; a server's users share no local folder to cache in.
+        self.vector_cache_path: Path | None = None
 
     def read(self) -> ReadView:
         entries = manifest.entries(self.client, self.collection)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, TypeAlias
 
 from raggin_lsp.store.collection import Collection
@@ -37,6 +38,10 @@ class WriteView(Protocol):
 
 
 class Backend(Protocol):
+    # Where index jobs keep the vectors of texts already embedded (vector_cache.py); None:
+    # no cache, a section is reused only when it is stored whole.
+    vector_cache_path: Path | None
+
     def read(self) -> ReadView: ...
     def all_entries(self) -> list[VersionInfo]: ...
     def counts(self) -> dict[str, int]: ...

@@ -27,7 +27,7 @@ LIGHT_ROWS = (
     "whole-version index time, Next.js 16.2.0 (extrapolated)",
     "first search results, docs cached",
     "first search results, empty cache",  # the docs download included
-    "sections re-embedded for 16.4.6 after 16.2.0",
+    "texts re-embedded for 16.4.6 after 16.2.0",
     "warm search latency",
     "import an exported version",
     "peak RSS, bench process",
@@ -80,7 +80,7 @@ def test_quick_bench_prints_every_row(writable_light_index: Path) -> None:
 
     for name in LIGHT_ROWS:
         assert_measured(rows[(LIGHT, name)])
-    share = rows[(LIGHT, "sections re-embedded for 16.4.6 after 16.2.0")]["median"]
+    share = rows[(LIGHT, "texts re-embedded for 16.4.6 after 16.2.0")]["median"]
     assert 0 < share < 100
     for name in LSP_ROWS:
         assert_measured(rows[(LSP, name)])

@@ -12,10 +12,11 @@ import pytest
 from bench import STAGES
 from bench.__main__ import main
 from bench.lsp import ROW_NAMES, TARGETS, against_target
-from bench.pipeline import reembed_share
+from bench.pipeline import reembed_share, section_share
 from bench.report import BGE_M3, LIGHT, BenchReport, Row, render_table
 from bench.stats import child_pids, percentile, rss_mb_of, summarize
 from raggin_lsp.corpus.model import Section
+from raggin_lsp.embed.catalog import get_profile_spec
 
 
 @pytest.mark.parametrize(
@@ -69,13 +70,23 @@ def _section(text: str, anchor: str, version: str) -> Section:
         pytest.param(["a"], ["x", "x"], (1, 1), id="duplicates-stored-once"),
     ],
 )
-def test_reembed_share_counts_sections_the_store_would_embed(
+def test_section_share_counts_sections_the_store_would_embed(
     old_texts: list[str], new_texts: list[str], expected: tuple[int, int]
 ) -> None:
     # Equal text under the same heading hashes alike whatever the version: it is reused.
     old = [_section(text, f"h-{text}", "16.2.0") for text in old_texts]
     new = [_section(text, f"h-{text}", "16.4.6") for text in new_texts]
-    assert reembed_share(old, new) == expected
+    assert section_share(old, new) == expected
+
+
+def test_reembed_share_counts_only_the_paragraphs_the_model_has_not_seen() -> None:
+    spec = get_profile_spec("light")  # paragraph vectors
+    old = [_section("First part.\n\nSecond part.", "usage", "16.2.0")]
+    edited = [_section("First part.\n\nSecond part, edited.", "usage", "16.4.6")]
+    moved = [_section("Second part.", "other", "16.4.6")]  # a new heading, a known paragraph
+
+    assert reembed_share(old, edited, spec) == (1, 3)  # heading + two paragraphs
+    assert reembed_share(old, moved, spec) == (1, 2)
 
 
 def _report() -> BenchReport:
