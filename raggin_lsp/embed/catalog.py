@@ -100,10 +100,12 @@ LIGHT = Profile(
     # Batches stay small because attention memory grows with them (runtime.py).
     default_batch_size=8,
     # A section's dense vector is the token-weighted mean of its paragraphs' vectors and its
-    # heading path's, the heading counting 5 times its tokens. Chosen on the tune split
-    # (16.4.6; dense-only MRR@10 0.545 with whole sections, 0.595 with weight 4, 0.596
-    # with 6; see README.md for the whole pipeline). Short texts also embed faster, and an
-    # unchanged paragraph is never embedded again (raggin_lsp.embed.vector_cache).
+    # heading path's, the heading counting 3 times its tokens, so that a changed paragraph
+    # is the only text embedded again (raggin_lsp.embed.vector_cache); short texts also
+    # embed faster (a whole 16.4.6: 135 s against 160 s). Weight chosen on the tune split,
+    # 16.4.6, default strategy, P@1 / MRR@10: whole sections 0.714 / 0.796, weight 3
+    # 0.714 / 0.796, 5 0.704 / 0.793, 8 0.714 / 0.795 (3 also led RRF and weighted fusion);
+    # 16.2.0: whole 0.707 / 0.794, weight 3 0.692 / 0.786.
     heading_weight=3.0,
     pinned_files=(
         PinnedFile(
