@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from raggin_lsp.corpus.model import Section
 from raggin_lsp.corpus.reading_order import value_order
 from raggin_lsp.embed.base import Embedder, Embedding, LexicalEmbedder, SparseVector
-from raggin_lsp.embed.vector_cache import VectorCache
+from raggin_lsp.embed.vector_cache import VectorCache, text_key
 from raggin_lsp.store import membership
 from raggin_lsp.store.model import IndexInterrupted, IndexPhase, IndexProgress, IndexReport
 from raggin_lsp.store.points import StoredPoint
@@ -248,7 +248,11 @@ class _Embedding:
     def __init__(self, embedder: Embedder, cache: VectorCache | None) -> None:
         self.embedder = embedder
         self.cache = cache
-        self.embedded = 0
+        self._embedded: set[bytes] = set()  # keys of the distinct texts the model ran on
+
+    @property
+    def embedded(self) -> int:
+        return len(self._embedded)
 
     def points(self, batch: Sequence[Section], version: str) -> list[StoredPoint]:
         spec = self.embedder.spec
@@ -262,7 +266,7 @@ class _Embedding:
             if self.cache is not None:
                 self.cache.put(fresh)
             known.update(fresh)
-        self.embedded += len(missing)
+        self._embedded.update(text_key(text) for text in missing)
         wholes = self._whole_sparse(batch, units)
         points = []
         for section, own, code, whole in zip(batch, units, codes, wholes, strict=True):

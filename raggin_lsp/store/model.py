@@ -62,7 +62,8 @@ class IndexReport:
     reused: int  # sections already stored (another version, or an interrupted run)
     seconds: float
     # What the model ran on: of the version's distinct texts (paragraphs, headings, code),
-    # those embedded by this run; the others were stored or in the vector cache already.
+    # those this run embedded (each counted once); the others were stored or in the vector
+    # cache already.
     texts_embedded: int = 0
     texts_total: int = 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from qdrant_client import QdrantClient
 
 from raggin_lsp.corpus.chunk import paragraphs
 from raggin_lsp.embed.base import Embedding, SparseVector
@@ -83,6 +84,23 @@ def test_the_stored_vector_is_the_token_weighted_mean_with_the_heading_weighed_m
 
     (point,) = index.points_of("16.2.0")
     assert np.allclose(point.vectors[TEXT], expected, atol=1e-6)
+
+
+def test_a_server_index_counts_each_text_the_model_ran_on_once(
+    embedder: ParagraphEmbedder,
+) -> None:
+    # A server keeps no vector cache: App/Pages twins in two batches run the model twice.
+    twins = [
+        section("16.2.0", "caching", "Revalidating", FIRST),
+        section("16.2.0", "caching", "Revalidating", FIRST, router="pages"),
+    ]
+    settings, client = StoreSettings(), QdrantClient(":memory:")
+    with DocsIndex.open(settings, embedder.spec, client=client) as index:
+        report = index.index_version("16.2.0", twins, embedder, batch_size=1)
+
+    assert len(embedder.embedded_texts) == 4
+    assert (report.texts_embedded, report.texts_total) == (2, 2)  # heading and paragraph
+    assert report.texts_embedded_share == 1.0
 
 
 def test_a_section_without_paragraphs_and_a_page_outline_are_embedded_whole(
