@@ -53,10 +53,6 @@ class VectorCache:
         except (sqlite3.Error, OSError) as error:
             self._give_up("open", error)
 
-    @property
-    def usable(self) -> bool:
-        return self._db is not None
-
     def get(self, texts: Iterable[str]) -> dict[str, Embedding]:
         """The stored embeddings of those ``texts`` that have one."""
         wanted = {text_key(text): text for text in texts}
