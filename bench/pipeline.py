@@ -15,7 +15,7 @@ from raggin_lsp.corpus.parse import parse_docs_tree
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.store.index import DocsIndex
 from raggin_lsp.store.model import IndexInterrupted, IndexProgress
-from raggin_lsp.store.schema import texts_to_embed
+from raggin_lsp.store.schema import distinct_texts
 from raggin_lsp.store.settings import StoreSettings
 
 # Questions a Next.js developer asks; the same list on every run, so runs compare.
@@ -83,18 +83,14 @@ def reembed_share(
 
     A text (paragraph, heading path, code snippet, or a section embedded whole) already
     embedded for ``before`` comes from the index's vector cache; each counts once."""
-    known = _texts(before, spec)
-    new = _texts(after, spec)
+    known = distinct_texts(before, spec)
+    new = distinct_texts(after, spec)
     return len(new - known), len(new)
 
 
-def _texts(sections: Sequence[Section], spec: ProfileSpec) -> set[str]:
-    return {text for s in unique_sections(sections).values() for text in texts_to_embed(s, spec)}
-
-
 def texts_count(sections: Sequence[Section], spec: ProfileSpec) -> int:
-    """How many texts the embedder runs for these sections (text + code snippets)."""
-    return len(_texts(sections, spec))
+    """How many texts the embedder runs for these sections (paragraphs, headings, code)."""
+    return len(distinct_texts(sections, spec))
 
 
 def sample(sections: Sequence[Section], size: int, seed: int) -> list[Section]:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from raggin_lsp.corpus.mdx import split_fences
 from raggin_lsp.corpus.model import CodeSnippet
 
 TokenCounter = Callable[[str], int]
@@ -23,7 +24,6 @@ BLOCK_SEPARATOR = "\n\n"
 # other visible character.
 _TOKEN_ESTIMATE = re.compile(r"[A-Za-z]{1,6}|\d+|[^\sA-Za-z\d]")
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
-_FENCE_OPENING = re.compile(r"^(`{3,}|~{3,})")
 
 
 def estimate_tokens(text: str) -> int:
@@ -195,22 +195,15 @@ def paragraphs(text: str) -> list[str]:
     """The blocks of a section's ``text`` (as :func:`split_blocks` joined them): pieces
     between blank lines, a fenced code block whole even where it holds blank lines."""
     found: list[str] = []
-    current: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if fence is None:
-            opening = _FENCE_OPENING.match(stripped)
-            if opening:
-                fence = opening.group(1)
-            elif not stripped:
-                if current:
-                    found.append("\n".join(current))
-                    current = []
-                continue
-        elif stripped.startswith(fence) and not stripped.strip(fence[0]):
-            fence = None  # a closing fence: the opening's character, at least as many
-        current.append(line)
-    if current:
-        found.append("\n".join(current))
+    for is_code, piece, _line in split_fences(text):
+        if is_code:
+            found.append(piece.rstrip("\n"))
+            continue
+        current: list[str] = []
+        for line in [*piece.split("\n"), ""]:
+            if line.strip():
+                current.append(line)
+            elif current:
+                found.append("\n".join(current))
+                current = []
     return found

@@ -69,7 +69,7 @@ def clean_mdx(body: str, router: TargetRouter) -> MdxResult:
     return MdxResult(_emit(events, router), tuple(warnings))
 
 
-def _split_fences(body: str) -> list[tuple[bool, str, int]]:
+def split_fences(body: str) -> list[tuple[bool, str, int]]:
     """(is_code, text, first line number) pieces; an unclosed fence runs to the end."""
     pieces: list[tuple[bool, str, int]] = []
     lines = body.splitlines(keepends=True)
@@ -103,7 +103,7 @@ def _split_fences(body: str) -> list[tuple[bool, str, int]]:
 
 def _tokenize(body: str, warnings: list[str]) -> list[_Event]:
     events: list[_Event] = []
-    for is_code, text, first_line in _split_fences(body):
+    for is_code, text, first_line in split_fences(body):
         if is_code:
             events.append(_Text(text))
         else:

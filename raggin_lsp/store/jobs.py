@@ -23,10 +23,10 @@ from raggin_lsp.store.schema import (
     code_to_embed,
     compose,
     dense_units,
+    distinct_texts,
     point_id,
     point_vectors,
     section_payload,
-    texts_to_embed,
 )
 from raggin_lsp.store.views import Backend
 
@@ -43,6 +43,7 @@ _LEXICAL_BATCH = 512
 # 19% of the tokens it ran were padding with 16 sections, 7% with 64); the dense vectors
 # are published by time (publish_seconds), not per slice.
 DENSE_BATCH_SECTIONS = 64
+_NO_SPARSE = SparseVector(indices=(), values=())  # point_vectors then leaves SPARSE out
 
 
 def index_sections(
@@ -93,7 +94,7 @@ def index_sections(
             view.publish()
         tracker.report(0)
         published = time.monotonic()
-        embedding = _Embedding(embedder, vector_cache)
+        embedding = _Embedding(embedder, vector_cache, sparse=not lexical_first)
         for start in range(0, len(todo), max(1, batch_size)):
             _stop_if_asked(should_stop, version, tracker, total, lexical=lexical_first)
             if dense_gate is not None:
@@ -116,7 +117,7 @@ def index_sections(
         reused=total - len(todo),
         seconds=time.monotonic() - started,
         texts_embedded=embedding.embedded,
-        texts_total=len({t for s in unique.values() for t in texts_to_embed(s, embedder.spec)}),
+        texts_total=len(distinct_texts(unique.values(), embedder.spec)),
     )
 
 
@@ -243,11 +244,20 @@ def _unique_sections(sections: Iterable[Section]) -> dict[str, Section]:
 
 
 class _Embedding:
-    """The dense pass's model work: texts looked up in the vector cache first."""
+    """The dense pass's model work: texts looked up in the vector cache first.
 
-    def __init__(self, embedder: Embedder, cache: VectorCache | None) -> None:
+    With ``sparse`` false (a lexical profile) the points carry only their dense vectors:
+    the lexical pass stored every sparse vector already, and ``set_vectors`` keeps it.
+    """
+
+    def __init__(self, embedder: Embedder, cache: VectorCache | None, *, sparse: bool) -> None:
+        if sparse and embedder.spec.heading_weight is not None:
+            # A section's sparse vector needs its whole text, which paragraphs do not give.
+            name = embedder.spec.name
+            raise TypeError(f"paragraph vectors need a lexical profile, not {name}")
         self.embedder = embedder
         self.cache = cache
+        self.sparse = sparse
         self._embedded: set[bytes] = set()  # keys of the distinct texts the model ran on
 
     @property
@@ -267,13 +277,11 @@ class _Embedding:
                 self.cache.put(fresh)
             known.update(fresh)
         self._embedded.update(text_key(text) for text in missing)
-        wholes = self._whole_sparse(batch, units)
         points = []
-        for section, own, code, whole in zip(batch, units, codes, wholes, strict=True):
+        for section, own, code in zip(batch, units, codes, strict=True):
             vectors = [known[text] for text in own]
-            tokens = [self.embedder.count_tokens(text) for text in own] if len(own) > 1 else [1]
-            sparse = whole if whole is not None else vectors[0].sparse
-            text = Embedding(compose(spec, own, vectors, tokens), sparse)
+            dense = compose(spec, own, vectors, self.embedder.count_tokens)
+            text = Embedding(dense, vectors[0].sparse if self.sparse else _NO_SPARSE)
             points.append(
                 StoredPoint(
                     id=point_id(section),
@@ -282,22 +290,6 @@ class _Embedding:
                 )
             )
         return points
-
-    def _whole_sparse(
-        self, batch: Sequence[Section], units: Sequence[Sequence[str]]
-    ) -> list[SparseVector | None]:
-        """Sparse vectors of the whole texts of sections embedded as paragraphs."""
-        split = [i for i, own in enumerate(units) if len(own) > 1]
-        found: list[SparseVector | None] = [None] * len(batch)
-        if not split:
-            return found
-        if not isinstance(self.embedder, LexicalEmbedder):
-            name = self.embedder.spec.name
-            raise TypeError(f"paragraph vectors need a lexical profile, not {name}")
-        vectors = self.embedder.embed_sparse([batch[i].embedding_text() for i in split])
-        for i, vector in zip(split, vectors, strict=True):
-            found[i] = vector
-        return found
 
 
 def _lexical_points(

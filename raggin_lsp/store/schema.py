@@ -8,7 +8,7 @@ ignores the version): a section unchanged between releases is one point whose pa
 
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,11 @@ def texts_to_embed(section: Section, spec: ProfileSpec) -> list[str]:
     return [*dense_units(section, spec), *(snippet.code for snippet in code_to_embed(section))]
 
 
+def distinct_texts(sections: Iterable[Section], spec: ProfileSpec) -> set[str]:
+    """Every text embedded for ``sections``, each once (what a vector cache keys on)."""
+    return {text for section in sections for text in texts_to_embed(section, spec)}
+
+
 def dense_units(section: Section, spec: ProfileSpec) -> list[str]:
     """The texts whose dense vectors make the section's ``text`` vector (:func:`compose`).
 
@@ -65,14 +70,17 @@ def dense_units(section: Section, spec: ProfileSpec) -> list[str]:
 
 
 def compose(
-    spec: ProfileSpec, units: Sequence[str], vectors: Sequence[Embedding], tokens: Sequence[int]
+    spec: ProfileSpec,
+    units: Sequence[str],
+    vectors: Sequence[Embedding],
+    count_tokens: Callable[[str], int],
 ) -> npt.NDArray[np.float32]:
-    """The section's dense vector from its units': the one vector when the section was
-    embedded whole, else the mean weighted by tokens, the heading counting
-    ``spec.heading_weight`` times, L2-normalised."""
+    """The section's dense vector from its units' (:func:`dense_units`): the one vector
+    when the section was embedded whole, else their mean weighted by tokens, the heading
+    counting ``spec.heading_weight`` times, L2-normalised."""
     if len(units) == 1 or spec.heading_weight is None:
         return np.asarray(vectors[0].dense, dtype=np.float32)
-    weights = np.asarray(tokens, dtype=np.float64)
+    weights = np.asarray([count_tokens(unit) for unit in units], dtype=np.float64)
     weights[0] *= spec.heading_weight
     mean = np.average(np.stack([item.dense for item in vectors]), axis=0, weights=weights)
     norm = float(np.linalg.norm(mean))
