@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from raggin_lsp import paths
 from raggin_lsp.changes import release_key
 from raggin_lsp.content_changes import ContentChanges, NotCompared, content_changes
-from raggin_lsp.corpus.apis import ApiCatalog
+from raggin_lsp.corpus.apis import ApiCatalog, catalog_key
 from raggin_lsp.corpus.versions import Catalog, load_catalog
 from raggin_lsp.embed.base import Embedder, ProfileSpec
 from raggin_lsp.embed.catalog import DEFAULT_PROFILE, get_profile_spec
@@ -447,12 +447,27 @@ class Assistant:
         stamp = info.completed_at if info.complete else info.started_at
         key = (version, stamp)
         if key not in self._docs_maps:
+            catalog = self._cached_api_catalog(version)
+            # The map changes with the catalog's rules, and when the docs come to be cached.
+            made_with = catalog_key(version) if catalog is not None else "no-catalog"
             self._docs_maps[key] = cached_docs_map(
-                f"{info.collection}-{version}-{stamp}-{info.sections}",
+                f"{info.collection}-{version}-{stamp}-{info.sections}-{made_with}",
                 paths.cache_dir() / "docs-maps",
-                lambda: build_docs_map(version, index.payloads_of(version, partial=True)),
+                lambda: build_docs_map(version, index.payloads_of(version, partial=True), catalog),
             )
         return self._docs_maps[key]
+
+    def _cached_api_catalog(self, version: str) -> ApiCatalog | None:
+        """The API catalog when it needs no download (searches never wait on one)."""
+        from raggin_lsp.corpus.apis import cached_catalog
+
+        if version not in self._api_catalogs:
+            catalog = cached_catalog(version)
+            if catalog is None:
+                log.info("No cached docs for Next.js %s: searches use no API catalog", version)
+                return None
+            self._api_catalogs[version] = catalog
+        return self._api_catalogs[version]
 
     def pages(self, version: str) -> dict[str, IndexedPage]:
         """Every page of an indexed ``version`` by site path, as stored (built once)."""

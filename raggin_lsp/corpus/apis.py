@@ -684,6 +684,25 @@ def catalog_of_tree(root: Path, version: str, folder: Path | None = None) -> Api
     return catalog
 
 
+def cached_catalog(version: str) -> ApiCatalog | None:
+    """The catalog of ``version`` when the network is not needed for it: from the cache
+    folder, else built from the version's cached docs; ``None`` when neither is there
+    (an index imported without its docs)."""
+    from raggin_lsp import paths
+    from raggin_lsp.corpus.fetch import entry_path, is_cached
+
+    folder = paths.cache_dir() / CATALOG_FOLDER
+    cached = load_cached(folder, version)
+    if cached is not None or not is_cached(version):
+        return cached
+    return catalog_of_tree(entry_path(version), version, folder)
+
+
+def catalog_key(version: str) -> str:
+    """Changes when the rules that derive ``version``'s catalog do."""
+    return f"{version}-{_code_digest()}"
+
+
 def load_catalog(version: str, *, workspace: Path | None = None) -> ApiCatalog:
     """The catalog of ``version``, from the cache folder, else built from its docs
     (fetched first when they are not cached yet)."""

@@ -3,12 +3,16 @@
 Nothing here is typed in by hand: every fact is read from the sections of the version
 (their payloads in the index), so it holds for whatever version is searched.
 
-* **API pages**: every ``api-reference`` page, keyed by its title normalised as a name
-  (``revalidatePath``, ``proxy.js`` -> ``proxy``, ``Image Component`` -> ``image``). A
-  question that names an API is routed to its reference page.
-* **Old names**: the docs' own "Version History" tables say which names were renamed,
-  replaced or deprecated (``middleware`` -> ``proxy``, ``unstable_cacheTag`` ->
-  ``cacheTag``); an old name in a question routes to the page that replaced it.
+* **API pages**: every ``api-reference`` page, keyed by the names the version's API
+  catalog (:mod:`raggin_lsp.corpus.apis`) gives it: its title normalised as a name
+  (``revalidatePath``, ``proxy.js`` -> ``proxy``, ``Image Component`` -> ``image``) and
+  how code refers to it (``next/image``, ``experimental.ppr``, ``opengraph-image``). A
+  question that names an API is routed to its reference page. Without a catalog (the
+  version's docs are not cached), the titles alone.
+* **Old names**: the catalog's deprecations, read from the docs' own sentences and
+  "Version History" tables, say which names were renamed, replaced or deprecated and
+  which page replaces them (``middleware`` -> ``proxy``, ``unstable_noStore`` ->
+  ``connection``); an old name in a question routes to that page and its twin.
 * **Hubness**: how many of the version's API names a page mentions. The glossary and the
   upgrade guides mention nearly all of them, so they match almost any question
   lexically; measured this way, they can be demoted without naming them.
@@ -23,21 +27,16 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raggin_lsp.corpus.summary import PAGE_TAG
+
+if TYPE_CHECKING:
+    from raggin_lsp.corpus.apis import ApiCatalog
 
 _API_SEGMENT = "/api-reference/"
 _FILE_SUFFIX = re.compile(r"\.(js|jsx|ts|tsx|mjs|cjs|json|txt)$")
 _TITLE_NOISE = re.compile(r"\s*\((deprecated|legacy)\)\s*$|\s+(component|function|module)$")
-_BACKTICKED = re.compile(r"`([^`\n]{2,60})`")
-_VERSION_TEXT = re.compile(r"^v?\d+\.\d+")
-_RENAMED_FROM = re.compile(r"renamed from `([^`]+)`", re.I)
-_REPLACING = re.compile(r"replac\w*\s+(the\s+)?`([^`]+)`", re.I)
-_DEPRECATED = re.compile(r"\b(deprecated|renamed)\b", re.I)
-_BARE_SUBJECT = re.compile(r"^\s*([A-Za-z][\w./-]*)\s+(?:is\s+|was\s+)?(?:deprecated|renamed)\b")
-_NAME = re.compile(r"^[@\w./-]*[A-Za-z][@\w./-]*$")
-_HISTORY = "version history"
 # A name must be at least this long to count towards hubness (skips "io", "env", "fetch"...).
 _HUB_NAME_MIN = 5
 _WORD = re.compile(r"[\w-]+")
@@ -131,11 +130,13 @@ def cached_docs_map(key: str, folder: Path, build: Callable[[], DocsMap]) -> Doc
     return docs_map
 
 
-def build_docs_map(version: str, payloads: Iterable[Mapping[str, Any]]) -> DocsMap:
-    """Derive a :class:`DocsMap` from the stored sections of ``version``."""
+def build_docs_map(
+    version: str, payloads: Iterable[Mapping[str, Any]], catalog: "ApiCatalog | None" = None
+) -> DocsMap:
+    """Derive a :class:`DocsMap` from the stored sections of ``version`` and, when given,
+    its API ``catalog`` (which knows how code names each API, and its deprecations)."""
     docs = DocsMap(version)
     texts: dict[str, list[str]] = defaultdict(list)
-    histories: dict[str, list[str]] = defaultdict(list)
     for payload in payloads:
         url_path = str(payload.get("url_path", ""))
         if not url_path or payload.get("tag") == PAGE_TAG:
@@ -148,50 +149,42 @@ def build_docs_map(version: str, payloads: Iterable[Mapping[str, Any]]) -> DocsM
                 router=str(payload.get("router", "")),
                 description=str(payload.get("description", "")),
             )
-        text = str(payload.get("text", ""))
-        texts[url_path].append(text)
-        if any(h.lower() == _HISTORY for h in heading_path[1:]):
-            histories[url_path].append(text)
+        texts[url_path].append(str(payload.get("text", "")))
 
     for url_path, page in docs.pages.items():
         if _API_SEGMENT in url_path:
             docs.api_pages.setdefault(api_key(page.title), set()).add(url_path)
-    for url_path, tables in histories.items():
-        own = api_key(docs.pages[url_path].title)
-        for old in _old_names(tables):
-            if old != own:
-                docs.renamed.setdefault(old, set()).add(url_path)
-    docs.hubness = _hubness(texts, docs.api_pages)
     docs.twins = _twins(docs.pages)
+    if catalog is not None:
+        _add_catalog(docs, catalog)
+    docs.hubness = _hubness(texts, docs.api_pages)
     return docs
 
 
-def _old_names(tables: Iterable[str]) -> list[str]:
-    """Names a Version History row says were renamed, replaced or deprecated.
+def _add_catalog(docs: DocsMap, catalog: "ApiCatalog") -> None:
+    """The names code uses for each API page, and the old names the docs retire."""
+    for url_path, api in catalog.apis.items():
+        if url_path not in docs.pages:
+            continue
+        for name in (*api.names, *(symbol.name for symbol in api.symbols)):
+            for key in _keys(name):
+                docs.api_pages.setdefault(key, set()).add(url_path)
+    for deprecation in catalog.deprecations:
+        new = deprecation.replacement_page
+        if new is None or new not in docs.pages:
+            continue
+        pages = {new, *([docs.twins[new]] if new in docs.twins else [])}
+        for key in _keys(deprecation.symbol.name):
+            docs.renamed.setdefault(key, set()).update(pages)
 
-    ``Renamed from `a` to `b```, ``replacing the `a` name``, ``... `a` deprecated`` (the
-    names before the word): each gives ``a``.
-    """
-    names: list[str] = []
-    for table in tables:
-        for row in table.splitlines():
-            cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
-            if len(cells) < 2:
-                continue
-            for sentence in re.split(r"(?<=\.)\s+", cells[-1]):
-                names.extend(_renamed_in(sentence))
-    return [api_key(name) for name in names if _NAME.match(name) and not _VERSION_TEXT.match(name)]
 
-
-def _renamed_in(sentence: str) -> list[str]:
-    found = [m.group(1) for m in _RENAMED_FROM.finditer(sentence)]
-    found += [m.group(2) for m in _REPLACING.finditer(sentence)]
-    keyword = _DEPRECATED.search(sentence)
-    if keyword is not None:
-        before = [m.group(1) for m in _BACKTICKED.finditer(sentence[: keyword.start()])]
-        bare = _BARE_SUBJECT.match(sentence)  # "Middleware is deprecated and renamed to Proxy"
-        found += before or ([bare.group(1)] if bare else [])
-    return found
+def _keys(name: str) -> list[str]:
+    """``experimental.ppr`` is named both that way and ``ppr``; other names one way."""
+    key = api_key(name)
+    if not key:
+        return []
+    short = key.rsplit(".", 1)[-1] if key.startswith("experimental.") else key
+    return list(dict.fromkeys([key, short]))
 
 
 def _hubness(texts: Mapping[str, list[str]], api_pages: Mapping[str, set[str]]) -> dict[str, float]:

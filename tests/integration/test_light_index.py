@@ -112,6 +112,22 @@ def test_router_filter_keeps_pages_router_results_out_of_app_answers(
     assert all(result.router != "pages" for result in results)
 
 
+def test_an_old_api_name_leads_to_the_page_the_docs_replace_it_with(
+    light_index_dir: Path,
+) -> None:
+    # 16.2.0's API catalog reads "unstable_noStore ... deprecated ... use connection()" from
+    # the docs; the Version History tables alone never said so.
+    assistant = _assistant(light_index_dir)
+    try:
+        docs_map = assistant.docs_map("16.2.0")
+        results = assistant.search("what replaces unstable_noStore", "16.2.0", top_k=3)
+    finally:
+        assistant.close()
+    connection = "/docs/app/api-reference/functions/connection"
+    assert docs_map.pages_for(["unstable_noStore"], old_names=True)[-1] == connection
+    assert connection in [result.url_path for result in results]
+
+
 def test_a_version_that_is_not_indexed_is_refused_with_a_fix(light_index_dir: Path) -> None:
     assistant = _assistant(light_index_dir)
     try:

@@ -1,8 +1,12 @@
-"""What retrieval derives from a version's own sections: API pages, old names, hubs, twins."""
+"""What retrieval derives from a version's own sections and its API catalog: API pages,
+old names, hubs, twins."""
 
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from raggin_lsp.corpus.apis import Api, ApiCatalog, Deprecation, Symbol
 from raggin_lsp.retrieve.docsmap import DocsMap, api_key, build_docs_map, cached_docs_map
 
 
@@ -44,6 +48,69 @@ SECTIONS = [
 ]
 
 
+PROXY = "/docs/app/api-reference/file-conventions/proxy"
+CACHE_TAG = "/docs/app/api-reference/functions/cacheTag"
+IMAGE = "/docs/app/api-reference/components/image"
+
+
+def _catalog() -> ApiCatalog:
+    """What the API catalog of these sections says (as corpus.apis derives it from docs)."""
+    apis = [
+        Api(
+            PROXY,
+            "proxy.js",
+            "file-conventions",
+            "app",
+            names=("proxy",),
+            symbols=(Symbol("file", "proxy"),),
+        ),
+        Api(
+            CACHE_TAG,
+            "cacheTag",
+            "functions",
+            "app",
+            names=("cacheTag",),
+            symbols=(Symbol("import", "cacheTag", "next/cache"),),
+        ),
+        Api(
+            IMAGE,
+            "Image Component",
+            "components",
+            "app",
+            names=("Image",),
+            symbols=(Symbol("import", "Image", "next/image"), Symbol("module", "next/image")),
+        ),
+    ]
+    deprecations = [
+        Deprecation(
+            Symbol("file", "middleware"),
+            "renamed",
+            "16.0.0",
+            "Middleware is deprecated and renamed to Proxy",
+            PROXY,
+            Symbol("file", "proxy"),
+            PROXY,
+        ),
+        Deprecation(
+            Symbol("import", "unstable_cacheTag", "next/cache"),
+            "deprecated",
+            "16.0.0",
+            "`cacheTag` stabilized. `unstable_cacheTag` deprecated.",
+            CACHE_TAG,
+            Symbol("import", "cacheTag", "next/cache"),
+            CACHE_TAG,
+        ),
+        Deprecation(
+            Symbol("config", "experimental.oldFlag"),
+            "removed",
+            None,
+            "`oldFlag` was removed.",
+            CACHE_TAG,
+        ),  # no replacement: routes nowhere
+    ]
+    return ApiCatalog("16.4.6", {api.url_path: api for api in apis}, deprecations)
+
+
 def test_api_names_are_normalised_like_the_titles() -> None:
     assert api_key("proxy.js") == api_key("middleware.ts".replace("middleware", "proxy"))
     assert api_key("next/image") == api_key("Image Component") == "image"
@@ -59,12 +126,25 @@ def test_a_named_api_routes_to_its_reference_pages_of_both_routers() -> None:
     assert docs.pages_for(["next/image"]) == ["/docs/app/api-reference/components/image"]
 
 
-def test_old_names_come_from_the_version_history_tables() -> None:
-    docs = build_docs_map("16.4.6", SECTIONS)
-    assert docs.pages_for(["middleware.ts"]) == ["/docs/app/api-reference/file-conventions/proxy"]
-    assert docs.pages_for(["unstable_cacheTag"]) == ["/docs/app/api-reference/functions/cacheTag"]
+def test_old_names_come_from_the_catalogs_deprecations() -> None:
+    docs = build_docs_map("16.4.6", SECTIONS, _catalog())
+    assert docs.pages_for(["middleware.ts"]) == [PROXY]
+    assert docs.pages_for(["unstable_cacheTag"]) == [CACHE_TAG]
     assert docs.pages_for(["middleware.ts"], old_names=False) == []
     assert docs.new_names(["middleware"]) == ["proxy.js"]
+    assert docs.pages_for(["experimental.oldFlag", "oldFlag"]) == []
+
+
+def test_without_a_catalog_titles_still_route_and_no_name_is_old() -> None:
+    docs = build_docs_map("16.4.6", SECTIONS)
+    assert docs.pages_for(["proxy.js"]) == [PROXY]
+    assert docs.pages_for(["middleware.ts", "unstable_cacheTag"]) == []
+
+
+def test_the_names_code_uses_route_to_the_page() -> None:
+    docs = build_docs_map("16.4.6", SECTIONS, _catalog())
+    assert docs.pages_for(["next/image"]) == [IMAGE]
+    assert docs.pages_for(["Image"]) == [IMAGE]
 
 
 def test_a_page_that_mentions_every_api_is_the_hub() -> None:
@@ -95,3 +175,17 @@ def test_the_map_is_cached_on_disk_by_key(tmp_path: Path) -> None:
     assert again == first
     cached_docs_map("light-16.4.6-2", tmp_path, build)  # re-indexed: a new key builds again
     assert len(built) == 2
+
+
+def test_searches_get_no_catalog_rather_than_a_download(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from raggin_lsp.corpus import apis, fetch
+
+    monkeypatch.setenv("RAGGIN_CACHE_DIR", str(tmp_path))
+
+    def no_network(*args: object, **kwargs: object) -> Path:
+        raise AssertionError("a search must not fetch docs")
+
+    monkeypatch.setattr(fetch, "ensure_docs", no_network)
+    assert apis.cached_catalog("16.4.6") is None

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from raggin_lsp.corpus.apis import ApiCatalog, Deprecation, Symbol
 from raggin_lsp.corpus.model import Section
-from raggin_lsp.retrieve.docsmap import DocsMap
+from raggin_lsp.retrieve.docsmap import DocsMap, build_docs_map
 from raggin_lsp.retrieve.model import SearchResult
 from raggin_lsp.retrieve.search import collapse_twins, search
 from raggin_lsp.retrieve.stages import (
@@ -108,10 +109,24 @@ def test_a_named_api_lifts_its_reference_page(index: DocsIndex) -> None:
 
 
 def test_an_old_name_routes_to_the_page_that_replaced_it(index: DocsIndex) -> None:
+    # What the version's API catalog reads from the proxy page's Version History row.
+    proxy = "/docs/app/api-reference/file-conventions/proxy"
+    renamed = Deprecation(
+        Symbol("file", "middleware"),
+        "renamed",
+        "16.0.0",
+        "Middleware is deprecated and renamed to Proxy",
+        proxy,
+        Symbol("file", "proxy"),
+        proxy,
+    )
+    catalog = ApiCatalog(VERSION, {}, [renamed])
+    docs_map = build_docs_map(VERSION, index.payloads_of(VERSION), catalog)
     question = "my `middleware.ts` should redirect users that have no session"
-    assert _pages(index, question, ALL_STAGES)[0] == "app/api-reference/file-conventions/proxy"
+    on = _pages(index, question, ALL_STAGES, docs_map=docs_map)
+    assert on[0] == proxy.removeprefix("/docs/")
     off = ALL_STAGES.with_stage("old_names", False).with_stage("api_routing", False)
-    assert _pages(index, question, off)[0] != "app/api-reference/file-conventions/proxy"
+    assert _pages(index, question, off, docs_map=docs_map)[0] != proxy.removeprefix("/docs/")
 
 
 def test_the_reference_page_a_matching_guide_links_to_is_lifted(index: DocsIndex) -> None:
