@@ -161,6 +161,9 @@ class Bm25Settings:
     # technical prose), and the value must stay fixed so equal sections embed equally.
     avg_len: float = 90.0
     language: str = "english"
+    # Compound identifiers also count as their words (``revalidatePath`` adds ``revalidate``
+    # and ``path``), so a question saying "revalidate a path" matches the API's text.
+    split_identifiers: bool = True
 
 
 BM25 = Bm25Settings()

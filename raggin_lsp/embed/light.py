@@ -2,9 +2,13 @@
 
 Dense vectors come from fastembed's custom-model support (mean pooling, L2-normalised,
 truncated at 256 word pieces); sparse vectors from fastembed's ``Qdrant/bm25`` with our
-stopword list, which needs Qdrant's IDF modifier on the sparse index.
+stopword list, which needs Qdrant's IDF modifier on the sparse index. BM25 reads each
+compound identifier both whole and as its words (``BM25.split_identifiers``): its own
+tokenizer keeps ``revalidatePath`` as one lower-cased word, which "revalidate a path"
+never matches.
 """
 
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,6 +28,15 @@ from raggin_lsp.embed.runtime import CPU_MEM_ARENA, ONNX_ERRORS, execution_provi
 from raggin_lsp.errors import ModelError
 
 FASTEMBED_NAME = "raggin/all-MiniLM-L6-v2-int8"
+# Compound identifiers: snake_case (``unstable_noStore``), camelCase (``revalidatePath``)
+# and PascalCase with two capitals or more (``NextResponse``).
+_COMPOUND = re.compile(
+    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+    r"|[a-z]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Z][a-z]+[A-Z][A-Za-z0-9]*)\b"
+)
+# The words of one: an acronym, a capitalised or lower-case word, a number.
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _registration = threading.Lock()
 
 
@@ -54,6 +67,15 @@ def to_sparse_vector(embedding: SparseEmbedding) -> SparseVector:
         indices=tuple(int(i) for i in embedding.indices[order]),
         values=tuple(float(v) for v in embedding.values[order]),
     )
+
+
+def with_identifier_parts(text: str) -> str:
+    """``use revalidatePath`` -> ``use revalidatePath revalidate Path``: BM25 then matches
+    the name itself and the words it is made of. Documents and queries both go through
+    this, so their vectors stay comparable."""
+    if not BM25.split_identifiers:
+        return text
+    return _COMPOUND.sub(lambda m: " ".join([m.group(0), *_WORD.findall(m.group(0))]), text)
 
 
 class LightEmbedder:
@@ -100,11 +122,13 @@ class LightEmbedder:
 
     def embed_sparse(self, texts: Sequence[str]) -> list[SparseVector]:
         """BM25 vectors only: no neural model runs (a whole version takes seconds)."""
-        return [to_sparse_vector(s) for s in self._sparse.embed(list(texts), batch_size=256)]
+        lexical = [with_identifier_parts(text) for text in texts]
+        return [to_sparse_vector(s) for s in self._sparse.embed(lexical, batch_size=256)]
 
     def embed_query(self, text: str, *, sparse_text: str | None = None) -> Embedding:
         dense = next(iter(self._dense.query_embed(text)))
-        sparse = next(iter(self._sparse.query_embed(sparse_text or text)))
+        lexical = with_identifier_parts(sparse_text or text)
+        sparse = next(iter(self._sparse.query_embed(lexical)))
         return Embedding(dense=np.asarray(dense, dtype=np.float32), sparse=to_sparse_vector(sparse))
 
     def count_tokens(self, text: str) -> int:
@@ -119,7 +143,8 @@ class LightEmbedder:
                 f"The light model failed on a batch of {size} texts: {error}. A smaller batch "
                 "size needs less memory."
             ) from error
-        sparse = list(self._sparse.embed(texts, batch_size=size))
+        lexical = [with_identifier_parts(text) for text in texts]
+        sparse = list(self._sparse.embed(lexical, batch_size=size))
         return [
             Embedding(dense=np.asarray(d, dtype=np.float32), sparse=to_sparse_vector(s))
             for d, s in zip(dense, sparse, strict=True)

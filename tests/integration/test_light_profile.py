@@ -89,6 +89,19 @@ def test_document_sparse_values_are_bm25_term_weights(embedder: Embedder) -> Non
     assert all(value > 0 for value in once.sparse.values)
 
 
+def test_a_question_in_words_matches_the_api_name_it_describes(embedder: Embedder) -> None:
+    # fastembed's BM25 keeps revalidatePath as one word; the question never says it.
+    (document,) = embedder.embed_documents(["Call revalidatePath('/blog') after the update."])
+    question = embedder.embed_query("how do I revalidate a path").sparse
+    whole_name = embedder.embed_query("revalidatePath").sparse
+    snake = embedder.embed_query("unstable_noStore").sparse
+    shared = set(question.indices) & set(document.sparse.indices)
+
+    assert len(shared) == 2  # revalidate, path
+    assert set(whole_name.indices) <= set(document.sparse.indices)  # the name still counts
+    assert set(embedder.embed_query("no store").sparse.indices) <= set(snake.indices)
+
+
 def test_count_tokens_counts_word_pieces_without_truncation(embedder: Embedder) -> None:
     short = embedder.count_tokens("route groups")
     long = embedder.count_tokens("route groups " * 200)
