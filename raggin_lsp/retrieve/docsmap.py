@@ -1,7 +1,8 @@
-"""What retrieval knows about one docs version, derived from the indexed sections alone.
+"""What retrieval knows about one docs version, derived from its docs.
 
 Nothing here is typed in by hand: every fact is read from the sections of the version
-(their payloads in the index), so it holds for whatever version is searched.
+(their payloads in the index) and from its API catalog, itself derived from the same
+docs, so it holds for whatever version is searched.
 
 * **API pages**: every ``api-reference`` page, keyed by the names the version's API
   catalog (:mod:`raggin_lsp.corpus.apis`) gives it: its title normalised as a name
