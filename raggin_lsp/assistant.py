@@ -462,7 +462,11 @@ class Assistant:
         from raggin_lsp.corpus.apis import cached_catalog
 
         if version not in self._api_catalogs:
-            catalog = cached_catalog(version)
+            try:
+                catalog = cached_catalog(version)
+            except (OSError, ValueError, RagginError) as error:  # a damaged docs cache
+                log.warning("Cannot read the API catalog of Next.js %s: %s", version, error)
+                catalog = None
             if catalog is None:
                 log.info("No cached docs for Next.js %s: searches use no API catalog", version)
                 return None
