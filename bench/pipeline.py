@@ -88,11 +88,6 @@ def reembed_share(
     return len(new - known), len(new)
 
 
-def texts_count(sections: Sequence[Section], spec: ProfileSpec) -> int:
-    """How many texts the embedder runs for these sections (paragraphs, headings, code)."""
-    return len(distinct_texts(sections, spec))
-
-
 def sample(sections: Sequence[Section], size: int, seed: int) -> list[Section]:
     unique = list(unique_sections(sections).values())
     return random.Random(seed).sample(unique, min(size, len(unique)))

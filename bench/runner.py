@@ -233,9 +233,9 @@ def _in_process_rows(
         reembed_share,
         seconds_until_searchable,
         section_share,
-        texts_count,
         unique_sections,
     )
+    from raggin_lsp.store.schema import distinct_texts
 
     say(f"Loading the {options.profile} model")
     started = time.perf_counter()
@@ -293,8 +293,8 @@ def _in_process_rows(
             "s",
             parse_seconds,
             note=(
-                f"{unique} sections, {texts_count(sections, embedder.spec)} texts to embed "
-                "(paragraphs, headings, code)"
+                f"{unique} sections, {len(distinct_texts(sections, embedder.spec))} texts "
+                "to embed (paragraphs, headings, code)"
             ),
         ),
         Row.of(

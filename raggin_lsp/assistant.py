@@ -466,7 +466,7 @@ class Assistant:
                 catalog = cached_catalog(version)
             except (OSError, ValueError, RagginError) as error:  # a damaged docs cache
                 log.warning("Cannot read the API catalog of Next.js %s: %s", version, error)
-                catalog = None
+                return None
             if catalog is None:
                 log.info("No cached docs for Next.js %s: searches use no API catalog", version)
                 return None
