@@ -50,8 +50,10 @@ SHARED_ROUTERS = ("architecture", "community")
 # 300: 0.723 / 0.712, 500: 0.718 / 0.712; MRR@10 0.797 / 0.800 at 200, 0.801 / 0.797
 # at 300).
 _CANDIDATES = 200
-# Fused sections kept for the page-level stages at least: they normalise scores over
-# this list, so a fixed length keeps the order the same for any top_k up to it.
+# Fused sections the page-level stages re-score, whatever top_k asks for: they normalise
+# scores over this pool, so a longer list (``search --top-k 30``) would move its first
+# results (tune P@1 16.4.6 / 16.2.0 with pools of 40: 0.732 / 0.721, 80: 0.723 / 0.707,
+# 160: 0.714 / 0.702). Sections beyond it follow in fused order.
 _FUSED = 40
 # With one_per_page, sections fetched per result before keeping one per page.
 _PAGE_OVERFETCH = 4
@@ -130,19 +132,25 @@ def search(
     hits, scores = _ranked(
         index, fusion, main, [p for p in parts if p], version, routers, limit, candidates, weights
     )
+    pool_size = _FUSED + (_TWIN_ROOM if stages.collapse_twins else 0)
+    pool, tail = hits[:pool_size], hits[pool_size:]
     outline = _outline_scores(index, fusion, main, version, routers, candidates, stages)
-    cited = _cited_references(hits, weights) if stages.linked_reference else {}
+    cited = _cited_references(pool, weights) if stages.linked_reference else {}
     wanted = [
         *routed,
         *list(outline)[: weights.page_candidates],
         *list(cited)[: weights.link_candidates],
     ]
     if wanted:
-        hits, scores = _with_routed_pages(
-            index, hits, scores, main, wanted, version, routers, candidates
+        pool, scores = _with_routed_pages(
+            index, pool, scores, main, wanted, version, routers, candidates
         )
     preferred = router or (analysis.router if stages.infer_router else None)
-    hits = _rescored(hits, scores, routed, outline, cited, docs_map, preferred, stages, weights)
+    in_pool = {hit.id for hit in pool}
+    tail = [hit for hit in tail if hit.id not in in_pool]
+    hits = _rescored(
+        pool, scores, routed, outline, cited, docs_map, preferred, stages, weights, tail
+    )
     if stages.rerank and reranker is not None:
         hits = _reranked(hits, scores, analysis.text, reranker, version, weights)
 
@@ -322,12 +330,15 @@ def _rescored(
     preferred: str | None,
     stages: Stages,
     weights: StageWeights,
+    tail: Sequence[Hit] = (),
 ) -> list[Hit]:
-    """Page-level signals on fused scores normalised to the best hit (recorded in scores)."""
+    """Page-level signals on fused scores normalised over ``hits`` (the pool) to the best
+    one, recorded in scores. The ``tail`` (fused candidates beyond the pool) follows, on
+    the same scale and without signals, so it can never move the pool's order."""
     allowed = allowed_routers(preferred) if preferred else None
     signals = routed or outline or cited or allowed or (stages.hub_demotion and docs_map)
     if not hits or not signals:
-        return list(hits)  # nothing to re-score: the fused order and scores stand
+        return [*hits, *tail]  # nothing to re-score: the fused order and scores stand
     fused = [hit.score for hit in hits if _ADDED not in scores.get(hit.id, {})] or [0.0]
     top, floor = max(fused), min(fused)
     span = top - floor if top > floor else 1.0
@@ -356,7 +367,12 @@ def _rescored(
             own["router"] = -weights.router_penalty
         own["final"] = value
         rescored.append(replace(hit, score=value))
-    return sorted(rescored, key=lambda hit: -hit.score)
+    below = []
+    for hit in tail:  # below the pool's floor, so below every re-scored value (>= 0)
+        value = min((hit.score - floor) / span, 0.0)
+        scores.setdefault(hit.id, {}).update(fused=hit.score, final=value)
+        below.append(replace(hit, score=value))
+    return [*sorted(rescored, key=lambda hit: -hit.score), *below]
 
 
 def _reranked(

@@ -75,7 +75,8 @@ def test_search_finds_the_page_a_developer_needs(
 
 def test_asking_for_more_results_keeps_the_first_ones(light_index_dir: Path) -> None:
     """The editor asks for 5 sections, an agent or `search --top-k 30` for more: the
-    sections both see come in the same order."""
+    sections both see come in the same order (the page-level stages re-score a fixed
+    pool, not a list as long as was asked for)."""
     assistant = _assistant(light_index_dir)
     questions = [
         "How do I revalidate a path on demand?",
@@ -92,10 +93,11 @@ def test_asking_for_more_results_keeps_the_first_ones(light_index_dir: Path) -> 
                             question, "16.2.0", top_k=top_k, one_per_page=one_per_page
                         )
                     ]
-                    for top_k in (1, 5, 10)
+                    for top_k in (1, 5, 10, 30)
                 }
                 assert ranked[5][:1] == ranked[1], question
                 assert ranked[10][:5] == ranked[5], question
+                assert ranked[30][:10] == ranked[10], question
     finally:
         assistant.close()
 
