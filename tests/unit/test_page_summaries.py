@@ -1,9 +1,14 @@
-"""Each page gets one outline point: title, description, headings; searched on its own."""
+"""Each page gets one outline point: title, description, lead, headings; searched on its own."""
 
 from pathlib import Path
 
 from raggin_lsp.corpus.model import Section
-from raggin_lsp.corpus.summary import PAGE_TAG, page_summaries, with_page_summaries
+from raggin_lsp.corpus.summary import (
+    LEAD_CHARS,
+    PAGE_TAG,
+    page_summaries,
+    with_page_summaries,
+)
 from raggin_lsp.retrieve.search import search
 from raggin_lsp.retrieve.stages import NO_STAGES, Stages
 from raggin_lsp.store import DocsIndex, StoreSettings
@@ -44,6 +49,33 @@ def test_one_outline_per_page_with_title_description_and_headings() -> None:
     assert first.tag == PAGE_TAG
     assert first.text == "revalidatePath\nAbout revalidatePath.\nParameters\nReturns"
     assert page_summaries(with_page_summaries(SECTIONS)) == summaries  # never summarised twice
+
+
+def test_an_outline_carries_the_opening_paragraph_where_the_description_says_little() -> None:
+    page = "api-reference/functions/revalidatePath"
+    intro = Section(
+        version="16.4.6",
+        source_path=f"{page}.md",
+        url_path=f"/docs/app/{page}",
+        anchor="",
+        heading_path=("revalidatePath",),
+        text=(
+            "> **Good to know**: this page is about the App Router.\n\n"
+            "```ts\nrevalidatePath('/blog')\n```\n\n"
+            "`revalidatePath` allows you to [invalidate](/docs/app/glossary#revalidation) "
+            "cached data on-demand for a specific path. " + "It is long. " * 60
+        ),
+        description="API Reference for the revalidatePath function.",
+    )
+    lead = page_summaries([intro, SECTIONS[0]])[0].text.splitlines()[2]
+    # The first prose paragraph, links as their text, cut at a word within LEAD_CHARS.
+    assert lead.startswith(
+        "`revalidatePath` allows you to invalidate cached data on-demand for a specific path."
+    )
+    assert len(lead) <= LEAD_CHARS
+    assert lead.endswith("long.")
+    # A page that opens with a heading has no introduction: nothing is taken.
+    assert page_summaries(SECTIONS)[0].text.splitlines()[2] == "Parameters"
 
 
 def test_an_outline_ends_with_the_sentences_other_pages_link_to_it_with() -> None:
