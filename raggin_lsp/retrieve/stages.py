@@ -46,10 +46,11 @@ NO_STAGES = Stages(**dict.fromkeys(Stages.names(), False))
 # Sub-queries and API routing did not help (the named API's page is mostly found anyway,
 # and a routed page is often not the one asked about), so they are off and stay available
 # as settings; see README.md for the ablation table. Hub demotion went off once page
-# outlines carried each page's opening paragraph: on tune it no longer moved P@1 (16.4.6
-# 0.737 on and off, 16.2.0 0.736 on, 0.740 off) and on test it cost first places (16.4.6
-# 0.668 -> 0.654, 16.2.0 0.678 -> 0.668). Reranking and HyDE need models these
-# machines cannot download (a cross-encoder, an Ollama model): unmeasured here, and off.
+# outlines carried each page's opening paragraph: on tune it moved P@1 by one question at
+# most (fresh indexes: 16.4.6 0.737 on and off, 16.2.0 0.731 off, 0.736 on) and on test
+# it cost first places (16.4.6 0.663 -> 0.654, 16.2.0 0.673 -> 0.668). Reranking and
+# HyDE need models these machines cannot download (a cross-encoder, an Ollama model):
+# unmeasured here, and off.
 DEFAULT_STAGES = Stages()
 
 
