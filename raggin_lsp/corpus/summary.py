@@ -38,8 +38,8 @@ _CONTEXT_CHARS = 240
 # 0.737 / 0.736; 600: 0.732 / 0.731).
 LEAD_CHARS = 300
 # Blocks that are not the prose of an opening paragraph: tables, quotes ("Good to know"),
-# JSX, lists, headings and code.
-_NOT_PROSE = ("|", ">", "<", "-", "*", "#", "```")
+# JSX, lists, headings and code (either fence).
+_NOT_PROSE = ("|", ">", "<", "-", "*", "#", "```", "~~~")
 _MIN_WORDS = 5
 _LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*\)")  # any Markdown link: keep its text
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n+")

@@ -62,6 +62,7 @@ def test_an_outline_carries_the_opening_paragraph_where_the_description_says_lit
         text=(
             "> **Good to know**: this page is about the App Router.\n\n"
             "```ts\nrevalidatePath('/blog')\n```\n\n"
+            "~~~bash\nnpm run build\n~~~\n\n"
             "`revalidatePath` allows you to [invalidate](/docs/app/glossary#revalidation) "
             "cached data on-demand for a specific path. " + "It is long. " * 60
         ),
